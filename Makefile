@@ -1,0 +1,35 @@
+# `make demo` and `make test` work on a fresh machine: each creates .venv when it is
+# missing and installs the project into it. The install is redone only when
+# pyproject.toml changes, so a second run installs nothing new.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "arena needs Python 3.11 or newer"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(INSTALLED): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(INSTALLED)
+
+demo: $(INSTALLED)
+	$(BIN)/arena demo
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check arena bots engines tests
+	$(BIN)/ruff format --check arena bots engines tests
+	$(BIN)/mypy
+
+bench: $(INSTALLED)
+	$(BIN)/arena bench engines
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

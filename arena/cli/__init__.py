@@ -1,0 +1,48 @@
+"""The ``arena`` command line: one Typer app per noun, composed on a root app.
+
+Every error the service or the engines raise on bad input is printed as one line
+on stderr with exit code 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer._click import Context
+from typer.core import TyperGroup
+
+from arena.cli import bench, play
+from arena.cli.console import error_console
+from arena.errors import ArenaError
+from engines.errors import GameError
+
+EXIT_BAD_INPUT = 2
+
+
+class ArenaGroup(TyperGroup):
+    """The root group: turns our errors into a one-line message and exit code 2."""
+
+    def invoke(self, ctx: Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (ArenaError, GameError) as exc:
+            error_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+app = typer.Typer(
+    cls=ArenaGroup,
+    name="arena",
+    help="Tournaments and ratings for bots playing card games.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+play.register(app)
+app.add_typer(bench.app, name="bench")
+
+
+def main() -> None:
+    """Entry point of the ``arena`` console script."""
+    app(prog_name="arena")

@@ -1,0 +1,197 @@
+"""``arena games``, ``arena play`` and ``arena replay``."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.cli.console import console
+from arena.errors import ArenaError
+from arena.records import GameRecord, MatchRecord, MatchResult, load_record, replay, save_record
+from arena.render import board, describe_outcome
+from arena.runner import play_game
+from bots.base import Bot
+from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
+from engines.core import Action, Game, State
+from engines.match import Match, parse_match_spec
+from engines.registry import all_games, get_game
+from engines.seeding import derive_seed
+
+
+def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
+    """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``.
+
+    Raises:
+        ArenaError: an item without ``=``; the message quotes it.
+    """
+    result: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ArenaError(f"bad {what} {item!r}: write NAME=VALUE")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def games() -> None:
+    """List the games, their seat counts, bots and options."""
+    table = Table(title="Games", show_lines=True)
+    table.add_column("game")
+    table.add_column("seats")
+    table.add_column("information")
+    table.add_column("bots")
+    table.add_column("options (default)")
+    for game in all_games():
+        seats = (
+            str(game.min_seats)
+            if game.min_seats == game.max_seats
+            else f"{game.min_seats}–{game.max_seats} (default {game.default_seats})"
+        )
+        info = "perfect" if game.perfect_information else "hidden"
+        if game.has_chance:
+            info += ", shuffled deal"
+        options = "\n".join(
+            f"{spec.name} = {spec.default!r}  ({spec.kind}) {spec.help}".rstrip()
+            for spec in game.option_specs()
+        )
+        kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
+        table.add_row(f"{game.name}\n{game.title}", seats, info, kinds, options or "—")
+    console.print(table)
+
+
+def _make_bots(game: Game, specs: Sequence[str]) -> tuple[list[Bot], list[str]]:
+    if not specs:
+        raise ArenaError(
+            f"no bots given: pass one --bot per seat (e.g. --bot random) for {game.name}"
+        )
+    bots: list[Bot] = []
+    for spec in specs:
+        kind, params = parse_bot_spec(spec)
+        bots.append(make_bot(kind, game.name, params))
+    return bots, list(specs)
+
+
+def _show_step(state: State, seat: int, action: Action) -> None:
+    console.print(f"\nmove {len(state.history)}: seat {seat} plays [bold]{action}[/]")
+    console.print(board(state))
+
+
+def play(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="see `arena games`")],
+    bot: Annotated[
+        list[str],
+        typer.Option("--bot", "-b", help="one per seat: KIND or KIND:key=value,…"),
+    ],
+    seed: Annotated[int | None, typer.Option(help="seed of the deal (default: random)")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
+    ] = None,
+    match: Annotated[
+        str, typer.Option(help="single | first-to-3 | points | points-15 | points-20")
+    ] = "single",
+    show: Annotated[bool, typer.Option("--show", help="print the board after every move")] = False,
+    record: Annotated[
+        Path | None, typer.Option(help="write the game (or match) record to this JSON file")
+    ] = None,
+) -> None:
+    """Play one game or a match between bots and show the result."""
+    game = get_game(game_name)
+    options = game.parse_options(parse_assignments(option or [], "option"))
+    bots, names = _make_bots(game, bot)
+    game.check_seats(len(bots))
+    spec = parse_match_spec(match)
+    if spec.kind != "single" and game.max_seats != 2:
+        raise ArenaError(f"--match {match} needs a two-player game; {game.name} is not one")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
+    on_step = _show_step if show else None
+
+    if spec.kind == "single":
+        state = game.new_initial_state(seed=seed, seats=len(bots), options=options)
+        if show:
+            console.print(board(state))
+        result = play_game(state, bots, players=names, on_step=on_step)
+        if not show:
+            console.print(board(state))
+        console.print(describe_outcome(result.outcome_value, names))
+        if record is not None:
+            save_record(result, record)
+        return
+
+    tally = Match(spec)
+    records: list[GameRecord] = []
+    while not tally.is_over:
+        opener = tally.next_opener
+        order = [opener, 1 - opener]
+        game_seed = derive_seed(seed, len(records))
+        state = game.new_initial_state(seed=game_seed, seats=2, options=options)
+        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        if show:
+            console.print(board(state))
+        result = play_game(
+            state, [bots[p] for p in order], players=[names[p] for p in order], on_step=on_step
+        )
+        records.append(result)
+        outcome = result.outcome_value
+        winner = None if len(outcome.winners) != 1 else order[outcome.winners[0]]
+        tally.record(winner, game.match_points(state) if winner is not None else 0)
+        if not show:
+            console.print(board(state))
+        console.print(describe_outcome(outcome, result.players))
+        console.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
+    champion = None if tally.winner is None else names[tally.winner]
+    console.print(
+        f"\n[bold]match ({spec}): {champion or 'drawn'}[/]" + (" wins" if champion else "")
+    )
+    if record is not None:
+        save_record(
+            MatchRecord(
+                game=game.name,
+                match=str(spec),
+                players=names,
+                games=records,
+                result=MatchResult(winner=champion, score=list(tally.score)),
+            ),
+            record,
+        )
+
+
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="a record written by --record or a tournament")],
+    show: Annotated[bool, typer.Option("--show", help="print the game step by step")] = False,
+) -> None:
+    """Re-validate every action of a record; name the first illegal one by its index."""
+    loaded = load_record(file)
+    games_ = loaded.games if isinstance(loaded, MatchRecord) else [loaded]
+    for number, rec in enumerate(games_, start=1):
+        if len(games_) > 1:
+            console.print(f"\n[bold]game {number}[/]")
+        if show:
+            console.print(f"{rec.game}: {' vs '.join(rec.players)}   seed {rec.seed}")
+            game = get_game(rec.game)
+            console.print(
+                board(game.state_from_deal(rec.deal, seats=rec.seats, options=rec.options))
+            )
+
+            def step(index: int, seat: int, action: Action, state: State) -> None:
+                console.print(f"\nmove {index + 1}: seat {seat} plays [bold]{action}[/]")
+                console.print(board(state))
+
+            replay(rec, on_step=step)
+        else:
+            replay(rec)
+        players = rec.players or [f"seat {s}" for s in range(rec.seats)]
+        console.print(
+            f"{len(rec.actions)} actions valid; {describe_outcome(rec.outcome_value, players)}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("games")(games)
+    app.command("play")(play)
+    app.command("replay")(replay_command)

@@ -1,0 +1,182 @@
+"""Game records: the JSON format of docs/records.md, loading, saving and replaying.
+
+A record holds everything needed to replay a game without trusting any random
+number generator: the game, its options, the seat count, the seed, the full initial
+deal, every (seat, action text) and the outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict
+
+from arena.errors import RecordError
+from engines.core import Action, State
+from engines.errors import GameError
+from engines.outcome import Outcome
+from engines.registry import get_game
+
+RECORD_FORMAT = "arena-record/1"
+MATCH_FORMAT = "arena-match/1"
+
+
+class GameRecord(BaseModel):
+    """One game, as stored in files and in the database."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: Literal["arena-record/1"] = "arena-record/1"
+    game: str
+    options: dict[str, Any] = {}
+    seats: int = pydantic.Field(ge=1)
+    seed: int | None = None
+    players: list[str] = []
+    deal: dict[str, Any]
+    actions: list[tuple[int, str]]
+    outcome: dict[str, Any]
+    duration: float | None = None
+
+    @property
+    def outcome_value(self) -> Outcome:
+        return Outcome.from_dict(self.outcome)
+
+
+class MatchResult(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    winner: str | None
+    score: list[int]
+
+
+class MatchRecord(BaseModel):
+    """A match: its games in order, each record's players listed seat by seat."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: Literal["arena-match/1"] = "arena-match/1"
+    game: str
+    match: str
+    players: list[str]
+    games: list[GameRecord]
+    result: MatchResult
+
+
+AnyRecord = GameRecord | MatchRecord
+
+
+def dump_record(record: AnyRecord) -> str:
+    """The record as pretty JSON text."""
+    return json.dumps(record.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+
+
+def save_record(record: AnyRecord, path: Path) -> None:
+    """Write ``record`` to ``path``. Raises RecordError when the file cannot be written."""
+    try:
+        path.write_text(dump_record(record), encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot write record {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def parse_record(data: Any, source: str = "record") -> AnyRecord:
+    """A game or match record from JSON data.
+
+    Raises:
+        RecordError: the data is not a record; the message names the bad field.
+    """
+    if not isinstance(data, dict):
+        raise RecordError(f"{source}: a record is a JSON object, not {type(data).__name__}")
+    model: type[GameRecord] | type[MatchRecord] = (
+        MatchRecord if data.get("format") == MATCH_FORMAT else GameRecord
+    )
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise RecordError(
+            f"{source}: bad field {where!r}: {first['msg']} (got {first.get('input')!r:.80})"
+        ) from None
+
+
+def load_record(path: Path) -> AnyRecord:
+    """Read a record file.
+
+    Raises:
+        RecordError: the file is missing, unreadable, not JSON (e.g. truncated) or
+            not a record.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{str(path)!r} is not a text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"{str(path)!r} is not valid JSON (truncated?): {exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno}"
+        ) from None
+    return parse_record(data, repr(str(path)))
+
+
+StepCallback = Callable[[int, int, Action, State], None]
+
+
+def replay(record: GameRecord, on_step: StepCallback | None = None) -> State:
+    """Replay ``record``, checking every action and the outcome.
+
+    ``on_step(index, seat, action, state)`` is called after each action.
+
+    Raises:
+        RecordError: an unknown game, bad options or deal, an action that is
+            malformed, out of turn or illegal (named by its index), or an outcome
+            that differs from the recorded one.
+    """
+    try:
+        game = get_game(record.game)
+        state = game.state_from_deal(record.deal, seats=record.seats, options=record.options)
+    except GameError as exc:
+        raise RecordError(f"record of {record.game!r} cannot start: {exc}") from None
+    state.seed = record.seed
+    for index, (seat, text) in enumerate(record.actions):
+        where = f"action {index} ({text!r} by seat {seat})"
+        if state.is_terminal():
+            raise RecordError(f"{where} comes after the end of the game")
+        if seat != state.current_seat:
+            raise RecordError(f"{where} is out of turn: seat {state.current_seat} is to move")
+        try:
+            action = game.parse_action(text)
+            state.apply_action(action)
+        except GameError as exc:
+            raise RecordError(f"{where} is illegal: {exc}") from None
+        if on_step is not None:
+            on_step(index, seat, action, state)
+    recorded = _recorded_outcome(record)
+    if recorded.is_forfeit:
+        if state.is_terminal():
+            raise RecordError("the record ends in a forfeit, but its actions finish the game")
+        return state
+    actual = state.outcome()
+    if actual is None:
+        raise RecordError(
+            f"the record ends after {len(record.actions)} actions, but the game is not over"
+        )
+    if actual.to_dict() != recorded.to_dict():
+        raise RecordError(
+            f"recorded outcome {recorded.to_dict()} differs from the replayed {actual.to_dict()}"
+        )
+    return state
+
+
+def _recorded_outcome(record: GameRecord) -> Outcome:
+    try:
+        return record.outcome_value
+    except GameError as exc:
+        raise RecordError(f"bad outcome in record: {exc}") from None

@@ -1,0 +1,87 @@
+"""The bot protocol: a bot sees its observation and its legal actions, never the state.
+
+The host calls :meth:`Bot.new_game` once per game, then :meth:`Bot.act` whenever the
+bot's seat is to move, then :meth:`Bot.game_over`. Every ``act`` carries the whole
+observation, so a bot may keep no memory between calls.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engines.core import Action, Game
+from engines.outcome import Outcome
+from engines.seeding import derive_seed
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a bot is told when a game starts."""
+
+    game: Game
+    options: Mapping[str, Any]
+    seat: int
+    num_seats: int
+    seed: int
+    """The game's seed; a bot derives its own randomness from it and its seat."""
+
+
+class BotFault(Exception):
+    """A bot failed in a way that forfeits the game; ``reason`` is stored with it."""
+
+    reason = "crash"
+
+
+class BotTimeout(BotFault):
+    """The bot did not answer within its time."""
+
+    reason = "timeout"
+
+
+class BotCrash(BotFault):
+    """The bot raised, exited or was killed."""
+
+    reason = "crash"
+
+
+class BotProtocolError(BotFault):
+    """The bot broke the protocol (malformed output, wrong message)."""
+
+    reason = "protocol_violation"
+
+
+class Bot(ABC):
+    """A player. Subclasses implement :meth:`act`; the rest is optional."""
+
+    name: str = "bot"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.info: GameInfo | None = None
+
+    def new_game(self, info: GameInfo) -> None:
+        """A game starts. The default reseeds :attr:`rng` from the bot's seed, the
+        game's seed and the seat, so a game replays the same in any order or process."""
+        self.info = info
+        self.rng = random.Random(derive_seed(self.seed, info.seed, info.seat))
+
+    @abstractmethod
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        """Choose one of ``legal_actions``; ``time_left`` is this game's remaining
+        budget in seconds (None: unlimited)."""
+
+    def game_over(self, outcome: Outcome) -> None:  # noqa: B027  (optional hook)
+        """The game ended (also after a forfeit)."""
+
+    def close(self) -> None:  # noqa: B027  (optional hook)
+        """Release resources (processes, files); the bot is not used again."""

@@ -1,0 +1,142 @@
+"""The registry of built-in bot kinds: name → factory, parameters and games played."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pydantic
+from pydantic import ConfigDict
+
+from bots.base import Bot
+from engines.errors import GameError
+from engines.registry import get_game
+
+
+class UnknownBotError(GameError, KeyError):
+    """No bot kind of that name plays the requested game, or a bad parameter."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown bot"
+
+
+@pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class SeedOnly:
+    seed: int = pydantic.Field(default=0, description="base seed of the bot's own randomness")
+
+
+@dataclasses.dataclass(frozen=True)
+class BotKind:
+    """A kind of built-in bot.
+
+    Attributes:
+        name: what users type (``random``, ``greedy`` …).
+        factory: builds a bot from the validated parameters as keyword arguments.
+        description: one line for listings.
+        games: the games it plays; None means every game.
+        params_type: a frozen pydantic dataclass of the parameters, all defaulted.
+    """
+
+    name: str
+    factory: Callable[..., Bot]
+    description: str
+    games: frozenset[str] | None = None
+    params_type: type[Any] = SeedOnly
+
+    def plays(self, game: str) -> bool:
+        return self.games is None or game in self.games
+
+    @functools.cached_property
+    def _adapter(self) -> pydantic.TypeAdapter[Any]:
+        return pydantic.TypeAdapter(self.params_type)
+
+    def param_names(self) -> list[str]:
+        return list(self._adapter.json_schema().get("properties", {}))
+
+    def validate_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The parameters with defaults filled in, as JSON-able data.
+
+        Raises:
+            UnknownBotError: an unknown parameter or a bad value, quoted.
+        """
+        raw = dict(params or {})
+        known = self.param_names()
+        for key in raw:
+            if key not in known:
+                raise UnknownBotError(
+                    f"unknown parameter {key!r} for bot {self.name!r} "
+                    f"(known: {', '.join(known) or 'none'})"
+                )
+        try:
+            validated = self._adapter.validate_python(raw)
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UnknownBotError(
+                f"bad value {raw.get(where, first.get('input'))!r} for parameter {where!r} "
+                f"of bot {self.name!r}: {first['msg']}"
+            ) from None
+        return dataclasses.asdict(validated)
+
+    def create(self, params: Mapping[str, Any] | None = None) -> Bot:
+        """A new bot of this kind. Raises UnknownBotError for bad parameters."""
+        return self.factory(**self.validate_params(params))
+
+
+_KINDS: dict[str, BotKind] = {}
+
+
+def register_bot_kind(kind: BotKind) -> BotKind:
+    """Add a kind; later games' modules call this for their own bots."""
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def all_bot_kinds(game: str | None = None) -> list[BotKind]:
+    """Every kind (that plays ``game``, when given), sorted by name."""
+    _load_builtin_bots()
+    return [k for name, k in sorted(_KINDS.items()) if game is None or k.plays(game)]
+
+
+def get_bot_kind(name: str, game: str) -> BotKind:
+    """The kind ``name`` for ``game``.
+
+    Raises:
+        UnknownGameError: ``game`` is unknown.
+        UnknownBotError: no such kind, or it does not play ``game``.
+    """
+    game_name = get_game(game).name
+    _load_builtin_bots()
+    kind = _KINDS.get(name.strip().lower())
+    if kind is None or not kind.plays(game_name):
+        playable = ", ".join(k.name for k in all_bot_kinds(game_name))
+        problem = "unknown bot" if kind is None else "bot that does not play " + game_name
+        raise UnknownBotError(f"{problem}: {name!r} (bots for {game_name}: {playable})")
+    return kind
+
+
+def make_bot(name: str, game: str, params: Mapping[str, Any] | None = None) -> Bot:
+    """A new built-in bot ``name`` for ``game``; raises UnknownBotError/UnknownGameError."""
+    return get_bot_kind(name, game).create(params)
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"kind:key=value,key=value"`` into the kind and its raw parameters.
+
+    Raises:
+        UnknownBotError: a parameter without ``=``.
+    """
+    kind, _, rest = spec.partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UnknownBotError(f"bad bot parameter {item!r} in {spec!r} (write key=value)")
+        params[key.strip()] = value.strip()
+    return kind.strip(), params
+
+
+def _load_builtin_bots() -> None:
+    import bots.builtin  # noqa: F401  (registers the built-in kinds)

@@ -1,0 +1,37 @@
+"""The simplest players: uniformly random, and the first legal action."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bots.base import Bot
+from engines.core import Action
+
+
+class RandomBot(Bot):
+    """Picks a legal action uniformly at random (seeded)."""
+
+    name = "random"
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        return legal_actions[self.rng.randrange(len(legal_actions))]
+
+
+class FirstLegalBot(Bot):
+    """Always takes the first legal action in the engine's order."""
+
+    name = "first-legal"
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        return legal_actions[0]

@@ -1,0 +1,375 @@
+"""The game abstraction every engine implements.
+
+A :class:`Game` describes a game up front (seat counts, information, chance, options,
+the longest possible game) and makes states. A :class:`State` is one position: its
+legal actions, a checked :meth:`State.apply_action` for untrusted input and an
+unchecked :meth:`State.apply_unchecked` for search, the per-seat observation, clone,
+and the :class:`~engines.outcome.Outcome` once it is over.
+
+Chance happens only at the deal: ``new_initial_state(seed=…)`` shuffles with a
+``random.Random(seed)`` of its own and hands the result to ``state_from_deal``. The
+deal is JSON data and goes into every record, so a game replays from its record
+alone, without trusting the random-number generator to stay the same.
+
+Actions are small hashable values whose ``str`` is their canonical text, and
+``game.parse_action(str(a)) == a`` for every action ``a``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+import pydantic
+
+from engines.errors import (
+    GameOverError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidStateError,
+    OptionError,
+    SeatCountError,
+)
+from engines.outcome import Outcome
+
+TERMINAL = -1
+"""``State.current_seat`` of a finished game."""
+
+JSON = dict[str, Any]
+
+
+class Action(Hashable, Protocol):
+    """An action: hashable, and ``str(action)`` is its canonical text."""
+
+    def __str__(self) -> str: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionSpec:
+    """One option of a game, for listings and help."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+
+
+class Game(ABC):
+    """A game: its facets, its options and a factory of states.
+
+    Subclasses set the class attributes and implement the abstract methods; one
+    instance per game is registered with :func:`engines.registry.register`.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    default_seats: ClassVar[int]
+    perfect_information: ClassVar[bool]
+    has_chance: ClassVar[bool]
+    options_type: ClassVar[type[Any]]
+    """A frozen pydantic dataclass with a default for every field (``extra="forbid"``)."""
+
+    # -- options and seats ------------------------------------------------------
+
+    @functools.cached_property
+    def _options_adapter(self) -> pydantic.TypeAdapter[Any]:
+        return pydantic.TypeAdapter(self.options_type)
+
+    @functools.cached_property
+    def _option_names(self) -> frozenset[str]:
+        return frozenset(spec.name for spec in self.option_specs())
+
+    def parse_options(self, raw: Mapping[str, Any] | Any | None = None) -> Any:
+        """Validate options given as a mapping (values may be text from a command line).
+
+        An ``options_type`` instance passes through unchanged.
+
+        Raises:
+            OptionError: an unknown option or a bad value; the message names both.
+        """
+        if isinstance(raw, self.options_type):
+            return raw
+        raw = dict(raw or {})
+        known = self._option_names
+        for key in raw:
+            if key not in known:
+                listing = ", ".join(sorted(known)) or "none"
+                raise OptionError(f"unknown option {key!r} for {self.name} (known: {listing})")
+        try:
+            return self._options_adapter.validate_python(raw)
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "options"
+            value = raw.get(str(first["loc"][0]), first.get("input")) if first["loc"] else raw
+            raise OptionError(
+                f"bad value {value!r} for option {where!r} of {self.name}: {first['msg']}"
+            ) from None
+
+    def options_to_dict(self, options: Any) -> JSON:
+        """The options as JSON data (what records store)."""
+        data: JSON = json.loads(self._options_adapter.dump_json(self.parse_options(options)))
+        return data
+
+    def option_specs(self) -> list[OptionSpec]:
+        """Every option with its type, default and help text."""
+        schema = self._options_adapter.json_schema()
+        specs = []
+        for name, prop in schema.get("properties", {}).items():
+            if "enum" in prop:
+                kind = " | ".join(json.dumps(v) for v in prop["enum"])
+            elif "anyOf" in prop:
+                kind = " | ".join(str(p.get("type", p.get("const", "?"))) for p in prop["anyOf"])
+            else:
+                kind = str(prop.get("type", "value"))
+            specs.append(OptionSpec(name, kind, prop.get("default"), prop.get("description", "")))
+        return specs
+
+    def check_seats(self, seats: int) -> int:
+        """Return ``seats`` if the game allows it; raises SeatCountError otherwise."""
+        if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            allowed = (
+                str(self.min_seats)
+                if self.min_seats == self.max_seats
+                else f"{self.min_seats}–{self.max_seats}"
+            )
+            raise SeatCountError(f"{self.name} is played by {allowed} seats, not {seats!r}")
+        return seats
+
+    @property
+    def seat_counts(self) -> range:
+        return range(self.min_seats, self.max_seats + 1)
+
+    # -- states -------------------------------------------------------------------
+
+    def new_initial_state(
+        self, *, seed: int, seats: int | None = None, options: Any = None
+    ) -> State:
+        """A fresh game whose deal is shuffled from ``seed`` alone.
+
+        Raises:
+            SeatCountError, OptionError: bad seat count or options.
+        """
+        seats = self.check_seats(self.default_seats if seats is None else seats)
+        parsed = self.parse_options(options)
+        deal = self.random_deal(seats, parsed, random.Random(seed))
+        state = self.state_from_deal(deal, seats=seats, options=parsed)
+        state.seed = seed
+        return state
+
+    @abstractmethod
+    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
+        """A random initial deal as JSON data; every random choice comes from ``rng``."""
+
+    @abstractmethod
+    def state_from_deal(self, deal: Mapping[str, Any], *, seats: int, options: Any) -> State:
+        """The initial state for a given deal.
+
+        Raises:
+            InvalidDealError: the deal is malformed or inconsistent.
+        """
+
+    @abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """Parse an action's canonical text (lenient about case and spaces).
+
+        Raises:
+            InvalidActionError: ``text`` is not an action of this game.
+        """
+
+    @abstractmethod
+    def state_from_observation(self, observation: Mapping[str, Any], rng: random.Random) -> State:
+        """A full state consistent with one seat's observation.
+
+        For perfect-information games this is the position itself; otherwise every
+        hidden card is placed at random (from ``rng``) among the places the observer
+        cannot see. This is the determinisation that search bots use.
+
+        Raises:
+            InvalidStateError: the observation is malformed.
+        """
+
+    @abstractmethod
+    def max_game_length(self, seats: int, options: Any) -> int:
+        """An upper bound on the number of actions in one game."""
+
+    def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
+        """The outcome when ``offender`` forfeits ``state`` (crash, timeout, …)."""
+        return Outcome.forfeit(offender, state.num_seats, reason)
+
+    def match_points(self, state: State) -> int:
+        """What the winner of a finished game scores in a points match (default 1)."""
+        return 1
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> State:
+        """Restore a state written by :meth:`State.to_dict`.
+
+        Raises:
+            InvalidStateError: the data is not a state of this game.
+            GameError: an action in it is malformed or illegal.
+        """
+        try:
+            if data["game"] != self.name:
+                raise InvalidStateError(f"state of {data['game']!r}, not of {self.name!r}")
+            state = self.state_from_deal(
+                data["deal"], seats=int(data["seats"]), options=data.get("options")
+            )
+            state.seed = data.get("seed")
+            for seat, text in data["actions"]:
+                if seat != state.current_seat:
+                    raise InvalidStateError(
+                        f"action {text!r} by seat {seat}, but seat {state.current_seat} is to move"
+                    )
+                state.apply_action(self.parse_action(text))
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, InvalidStateError | IllegalActionError | InvalidActionError):
+                raise
+            raise InvalidStateError(f"not a {self.name} state: {exc!r}") from exc
+        return state
+
+    def __repr__(self) -> str:
+        return f"get_game({self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        from engines.registry import get_game
+
+        return (get_game, (self.name,))
+
+
+class State(ABC):
+    """One position of a game. Subclasses implement the abstract methods.
+
+    The base class keeps the history of ``(seat, action)`` pairs, the deal and the
+    seed, and offers the checked entry point :meth:`apply_action`.
+    """
+
+    game: Game
+    num_seats: int
+    options: Any
+    history: list[tuple[int, Action]]
+    seed: int | None
+
+    def __init__(self, game: Game, num_seats: int, options: Any, deal: Mapping[str, Any]):
+        self.game = game
+        self.num_seats = num_seats
+        self.options = options
+        self.history = []
+        self.seed = None
+        self._deal = deal
+
+    # -- what subclasses implement --------------------------------------------------
+
+    @property
+    @abstractmethod
+    def current_seat(self) -> int:
+        """The seat to act, or TERMINAL when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the seat to act, unique and in a fixed order; [] when over."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Apply a legal action (no checks)."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The outcome once the game is over, else None."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> JSON:
+        """JSON-able data holding exactly what ``seat`` may know now."""
+
+    @abstractmethod
+    def _copy(self) -> State:
+        """A copy of the game-specific fields (history and deal are copied by clone)."""
+
+    def render(self, seat: int | None = None) -> str:
+        """A readable board (unicode suits); ``seat`` hides what that seat cannot see."""
+        return json.dumps(self.observation(0 if seat is None else seat), indent=1)
+
+    # -- provided -----------------------------------------------------------------
+
+    def is_terminal(self) -> bool:
+        return self.current_seat == TERMINAL
+
+    def apply_action(self, action: Action) -> None:
+        """Apply ``action`` for the seat to act after checking that it is legal.
+
+        Raises:
+            GameOverError: the game is already over.
+            IllegalActionError: ``action`` is not among the legal actions; the
+                message names it and the seat.
+        """
+        seat = self.current_seat
+        if seat == TERMINAL:
+            raise GameOverError(f"action {str(action)!r} after the end of the game")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                f"{str(action)!r} is not legal for seat {seat} here "
+                f"(legal: {', '.join(str(a) for a in legal[:12])}"
+                f"{', …' if len(legal) > 12 else ''})"
+            )
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply an action known to be legal (the fast path for search and playouts)."""
+        self.history.append((self.current_seat, action))
+        self._apply(action)
+
+    def clone(self) -> State:
+        """An independent copy: changing one never changes the other."""
+        copy = self._copy()
+        copy.history = list(self.history)
+        copy.seed = self.seed
+        return copy
+
+    def deal(self) -> Mapping[str, Any]:
+        """The initial deal this game started from (JSON data)."""
+        return self._deal
+
+    def returns(self) -> tuple[float, ...]:
+        """Per-seat returns of a finished game; raises ValueError while it runs."""
+        outcome = self.outcome()
+        if outcome is None:
+            raise ValueError("the game is not over yet")
+        return outcome.returns
+
+    def to_dict(self) -> JSON:
+        """Full serialisation: game, seats, options, seed, deal and every action.
+
+        :meth:`Game.state_from_dict` replays it to the identical state.
+        """
+        return {
+            "game": self.game.name,
+            "seats": self.num_seats,
+            "options": self.game.options_to_dict(self.options),
+            "seed": self.seed,
+            "deal": self._deal,
+            "actions": [[seat, str(action)] for seat, action in self.history],
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seats={self.num_seats} moves={len(self.history)}>"
+
+
+def play_random(state: State, rng: random.Random) -> State:
+    """Play ``state`` to the end with uniformly random legal actions (in place)."""
+    while not state.is_terminal():
+        actions: Sequence[Action] = state.legal_actions()
+        state.apply_unchecked(actions[rng.randrange(len(actions))])
+    return state

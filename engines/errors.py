@@ -1,0 +1,46 @@
+"""The engines' exception types: one per kind of fault, each message quoting the input."""
+
+from __future__ import annotations
+
+
+class GameError(Exception):
+    """Base of every error the engines raise on bad input."""
+
+
+class UnknownGameError(GameError, KeyError):
+    """No game is registered under the requested name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown game"
+
+
+class OptionError(GameError, ValueError):
+    """A game option is unknown or has a bad value."""
+
+
+class SeatCountError(GameError, ValueError):
+    """The game cannot be played with that many seats."""
+
+
+class InvalidCardError(GameError, ValueError):
+    """Text that is not a card in the common notation."""
+
+
+class InvalidActionError(GameError, ValueError):
+    """Text that is not an action of the game at all (cannot be parsed)."""
+
+
+class IllegalActionError(GameError, ValueError):
+    """A well-formed action that is not legal in the current state."""
+
+
+class GameOverError(IllegalActionError):
+    """An action was applied to a finished game."""
+
+
+class InvalidDealError(GameError, ValueError):
+    """An initial deal (from a record or a deal file) is malformed or inconsistent."""
+
+
+class InvalidStateError(GameError, ValueError):
+    """Serialised state data that cannot be restored."""

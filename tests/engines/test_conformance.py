@@ -1,0 +1,246 @@
+"""The conformance suite: every registered game, every allowed seat count.
+
+A game added to the registry is covered here without new code (the model is
+OpenSpiel's random_sim_test). Seeds come from hypothesis, so a failure prints the
+seed that reproduces it.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.records import replay
+from arena.runner import play_game
+from bots.simple import RandomBot
+from engines.core import TERMINAL, Game, State
+from engines.errors import GameOverError, IllegalActionError, InvalidActionError
+from engines.registry import all_games
+
+CASES = [
+    pytest.param(game, seats, id=f"{game.name}-{seats}")
+    for game in all_games()
+    for seats in game.seat_counts
+]
+seeds = st.integers(min_value=0, max_value=2**63 - 1)
+EXAMPLES = settings(max_examples=15)
+
+
+def random_playout(game: Game, seats: int, seed: int) -> list[State]:
+    """Every state of one seeded random game, from the deal to the end."""
+    state = game.new_initial_state(seed=seed, seats=seats)
+    rng = random.Random(seed)
+    states = [state.clone()]
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+        states.append(state.clone())
+    return states
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_playouts_end_within_declared_length(game: Game, seats: int, seed: int) -> None:
+    states = random_playout(game, seats, seed)
+    final = states[-1]
+    assert len(final.history) <= game.max_game_length(seats, final.options)
+    outcome = final.outcome()
+    assert outcome is not None
+    assert len(outcome.returns) == len(outcome.ranking) == seats
+    assert all(1 <= place <= seats for place in outcome.ranking)
+    assert min(outcome.ranking) == 1
+    assert final.current_seat == TERMINAL
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_legal_actions_unique_ordered_and_present_until_the_end(
+    game: Game, seats: int, seed: int
+) -> None:
+    for state in random_playout(game, seats, seed):
+        legal = state.legal_actions()
+        assert legal == state.clone().legal_actions(), "order must not depend on the object"
+        assert len(set(legal)) == len(legal), f"duplicate legal actions: {legal}"
+        if state.is_terminal():
+            assert legal == []
+            assert state.outcome() is not None
+        else:
+            assert legal, "a running game must offer an action"
+            assert 0 <= state.current_seat < seats
+            assert state.outcome() is None
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_action_text_round_trips(game: Game, seats: int, seed: int) -> None:
+    for state in random_playout(game, seats, seed):
+        for action in state.legal_actions():
+            text = str(action)
+            assert game.parse_action(text) == action
+            assert str(game.parse_action(text)) == text
+            assert game.parse_action(text.lower()) == action
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+def test_malformed_action_text_is_rejected(game: Game, seats: int) -> None:
+    for text in ("", "??", "not an action at all", "ZZ>q9"):
+        with pytest.raises(InvalidActionError):
+            game.parse_action(text)
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_clones_are_independent(game: Game, seats: int, seed: int) -> None:
+    states = random_playout(game, seats, seed)
+    middle = states[len(states) // 2]
+    before = (middle.to_dict(), [middle.observation(s) for s in range(seats)])
+    twin = middle.clone()
+    rng = random.Random(seed + 1)
+    while not twin.is_terminal():
+        legal = twin.legal_actions()
+        twin.apply_action(legal[rng.randrange(len(legal))])
+    after = (middle.to_dict(), [middle.observation(s) for s in range(seats)])
+    assert before == after
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, seed: int) -> None:
+    states = random_playout(game, seats, seed)
+    every_action = {a for s in states for a in s.legal_actions()}
+    for state in states[:-1]:
+        illegal = sorted(every_action - set(state.legal_actions()), key=str)
+        if illegal:
+            before = state.to_dict()
+            with pytest.raises(IllegalActionError) as excinfo:
+                state.apply_action(illegal[0])
+            assert str(illegal[0]) in str(excinfo.value)
+            assert state.to_dict() == before, "a rejected action must not change the state"
+    final = states[-1]
+    with pytest.raises(GameOverError):
+        final.apply_action(next(iter(every_action)))
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_record_replay_reproduces_outcome_and_observations(
+    game: Game, seats: int, seed: int
+) -> None:
+    state = game.new_initial_state(seed=seed, seats=seats)
+    seen: list[list[object]] = [[state.observation(s) for s in range(seats)]]
+    bots = [RandomBot(seed=seat) for seat in range(seats)]
+    record = play_game(
+        state,
+        bots,
+        on_step=lambda st, _seat, _a: seen.append([st.observation(s) for s in range(seats)]),
+    )
+    replayed: list[list[object]] = []
+    start = game.state_from_deal(record.deal, seats=record.seats, options=record.options)
+    replayed.append([start.observation(s) for s in range(seats)])
+    final = replay(
+        record,
+        on_step=lambda _i, _seat, _a, st: replayed.append(
+            [st.observation(s) for s in range(seats)]
+        ),
+    )
+    assert replayed == seen
+    assert final.outcome() == state.outcome()
+    assert record.outcome == state.outcome().to_dict()  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_observations_are_json_data(game: Game, seats: int, seed: int) -> None:
+    for state in random_playout(game, seats, seed):
+        for seat in range(seats):
+            observation = state.observation(seat)
+            assert isinstance(observation, dict)
+            assert json.loads(json.dumps(observation)) == observation
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@settings(max_examples=8)
+@given(seed=seeds)
+def test_determinisation_agrees_with_the_observation(game: Game, seats: int, seed: int) -> None:
+    rng = random.Random(seed)
+    for state in random_playout(game, seats, seed)[:-1]:
+        for seat in range(seats):
+            observation = state.observation(seat)
+            sample = game.state_from_observation(observation, rng)
+            assert sample.observation(seat) == observation
+            assert sample.current_seat == state.current_seat
+            if seat == state.current_seat:
+                assert sample.legal_actions() == state.legal_actions()
+            while not sample.is_terminal():  # a sampled state plays on legally
+                legal = sample.legal_actions()
+                sample.apply_action(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+def test_hidden_information_is_really_resampled(game: Game, seats: int) -> None:
+    """For hidden-information games, a determinisation must not just copy the truth:
+    over a game, some sample shows another seat something different."""
+    if game.perfect_information:
+        pytest.skip("perfect information: nothing is hidden")
+    rng = random.Random(7)
+    differs = False
+    for state in random_playout(game, seats, 7)[:-1]:
+        observer = state.current_seat
+        sample = game.state_from_observation(state.observation(observer), rng)
+        others = [s for s in range(seats) if s != observer] or [observer]
+        if any(sample.observation(s) != state.observation(s) for s in others):
+            differs = True
+            break
+    assert differs
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_states_pickle_and_serialise(game: Game, seats: int, seed: int) -> None:
+    states = random_playout(game, seats, seed)
+    for state in (states[0], states[len(states) // 2], states[-1]):
+        copy = pickle.loads(pickle.dumps(state))
+        assert copy.to_dict() == state.to_dict()
+        assert copy.legal_actions() == state.legal_actions()
+        data = json.loads(json.dumps(state.to_dict()))
+        restored = game.state_from_dict(data)
+        assert restored == state
+        assert restored.outcome() == state.outcome()
+        assert [restored.observation(s) for s in range(seats)] == [
+            state.observation(s) for s in range(seats)
+        ]
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+@EXAMPLES
+@given(seed=seeds)
+def test_one_seed_one_game(game: Game, seats: int, seed: int) -> None:
+    first = random_playout(game, seats, seed)[-1]
+    second = random_playout(game, seats, seed)[-1]
+    assert first.to_dict() == second.to_dict()
+    if game.has_chance:
+        other = game.new_initial_state(seed=seed + 1, seats=seats)
+        assert other.deal() != first.deal()
+
+
+@pytest.mark.parametrize(("game", "seats"), CASES)
+def test_deal_round_trips_through_state_from_deal(game: Game, seats: int) -> None:
+    state = game.new_initial_state(seed=11, seats=seats)
+    again = game.state_from_deal(json.loads(json.dumps(state.deal())), seats=seats)
+    assert again.deal() == state.deal()
+    assert [again.observation(s) for s in range(seats)] == [
+        state.observation(s) for s in range(seats)
+    ]
