@@ -1,5 +1,25 @@
-"""The built-in games. Importing this module registers every one of them."""
+"""The built-in games. Importing this module registers every one of them.
 
-from engines import koenigsgarten
+Every module of the ``engines`` package that is not part of the shared core is a
+game and registers itself when imported, so adding a game is adding its module.
+"""
 
-__all__ = ["koenigsgarten"]
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import engines
+
+CORE_MODULES = frozenset(
+    {"cards", "core", "errors", "games", "match", "outcome", "registry", "seeding"}
+)
+
+
+def load_games() -> None:
+    for module in pkgutil.iter_modules(engines.__path__):
+        if module.name not in CORE_MODULES and not module.name.startswith("_"):
+            importlib.import_module(f"engines.{module.name}")
+
+
+load_games()
