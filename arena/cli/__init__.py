@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from rich.markup import escape
 from typer._click import Context
 from typer.core import TyperGroup
 
@@ -27,7 +28,7 @@ class ArenaGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except (ArenaError, GameError) as exc:
-            error_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+            error_console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
