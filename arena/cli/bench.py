@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.bench import random_playouts
+from arena.bench import random_playouts, rating_fit_speed
 from arena.cli.console import console
+from arena.ratings import IntervalMethod, RatingError
 from engines.registry import all_games, get_game
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
@@ -41,4 +42,37 @@ def engines(
                 f"{speed.actions_per_second:,.0f}",
                 f"{speed.actions / speed.games:.1f}",
             )
+    console.print(table)
+
+
+@app.command("ratings")
+def ratings(
+    games: Annotated[int, typer.Option(help="games to simulate and fit")] = 1_000_000,
+    bots: Annotated[int, typer.Option(help="players of known strength")] = 50,
+    interval: Annotated[str, typer.Option(help="hessian or bootstrap")] = "hessian",
+    samples: Annotated[int, typer.Option(help="bootstrap resamples")] = 1000,
+    seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
+) -> None:
+    """Time the Elo fit (aggregation, fit and intervals) on simulated games."""
+    if interval not in ("hessian", "bootstrap"):
+        raise RatingError(f"--interval {interval!r} is not 'hessian' or 'bootstrap'")
+    if games < 2 or bots < 2:
+        raise RatingError(f"need at least 2 games and 2 bots, got {games} and {bots}")
+    method: IntervalMethod = "bootstrap" if interval == "bootstrap" else "hessian"
+    speed = rating_fit_speed(games, bots, interval=method, bootstrap_samples=samples, seed=seed)
+    table = Table(
+        title=f"Elo fit from per-game arrays ({platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.machine()})"
+    )
+    for column in ("games", "bots", "interval", "seconds", "max |error|", "mean ± (95%)"):
+        table.add_column(column, justify="right")
+    interval_label = f"bootstrap ×{samples}" if method == "bootstrap" else method
+    table.add_row(
+        f"{speed.games:,}",
+        str(speed.bots),
+        interval_label,
+        f"{speed.seconds:.2f}",
+        f"{speed.max_error:.1f}",
+        f"{speed.mean_half_width:.1f}",
+    )
     console.print(table)

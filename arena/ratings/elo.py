@@ -1,0 +1,404 @@
+"""Elo ratings by maximum likelihood (Bradley–Terry), with intervals and LOS.
+
+The model: player ``i`` scores against player ``j`` with expectation
+``1 / (1 + 10 ** ((elo[j] - elo[i]) / 400))``; a draw counts as half a win. The
+ratings maximise the likelihood of all games at once, so, as in BayesElo and Ordo
+and unlike incremental Elo, the order of the games does not matter. The fit runs on
+the aggregated win and draw matrices (Newton's method), so its cost depends on the
+number of players, not of games. See ``docs/ratings.md`` for the formulas.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
+from scipy.special import expit, log_expit
+from scipy.stats import norm
+
+from arena.ratings.data import FloatArray, PairCounts, PairwiseGames, frozen_floats, player_index
+from arena.ratings.errors import RatingError
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""Elo points per unit of the natural log-odds the fit works in (≈ 173.7)."""
+
+IntervalMethod = Literal["hessian", "bootstrap"]
+
+BOOTSTRAP_FALLBACK_DRAWS = 0.01
+"""Virtual draws per pair added to a bootstrap sample only when, without them, a player
+of that sample won or lost every game (its maximum-likelihood rating would be infinite);
+the sample's rating for that player then lands far out, widening its interval."""
+
+_NEWTON_TOLERANCE = 1e-10
+_NEWTON_MAX_STEPS = 200
+
+
+def expected_score(elo_difference: float) -> float:
+    """The expected score of a player ``elo_difference`` points above the opponent."""
+    return float(expit(elo_difference / ELO_PER_LOGIT))
+
+
+def elo_difference(score: float) -> float:
+    """The Elo difference whose expected score is ``score``: ``400·log10(s / (1 − s))``.
+
+    Raises RatingError unless ``0 < score < 1``.
+    """
+    if not 0.0 < score < 1.0:
+        raise RatingError(f"score {score!r} has no finite Elo difference; need 0 < score < 1")
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Fix one player's rating: ``Anchor("random", 0.0)`` puts ``random`` at Elo 0."""
+
+    player: str
+    elo: float = 0.0
+
+
+def parse_anchor(text: str) -> Anchor:
+    """Parse ``NAME=ELO`` (or a bare ``NAME``, meaning Elo 0), as ``--anchor`` takes it.
+
+    Raises RatingError when the name is empty or the Elo is not a finite number.
+    """
+    name, separator, value = text.rpartition("=")
+    if not separator:
+        name, value = text, "0"
+    name = name.strip()
+    try:
+        elo = float(value)
+    except ValueError:
+        raise RatingError(f"anchor {text!r}: {value!r} is not a number") from None
+    if not name or not math.isfinite(elo):
+        raise RatingError(f"anchor {text!r} is not NAME=ELO")
+    return Anchor(name, elo)
+
+
+@dataclass(frozen=True, eq=False)
+class EloRatings:
+    """A fitted set of ratings; the arrays follow ``players`` and are read-only.
+
+    Attributes:
+        players: the names, in array order.
+        elo: the maximum-likelihood ratings, shifted to the anchor (default: mean 0).
+        lower, upper: the interval of each rating at ``confidence``; the anchored
+            player's interval is a point.
+        covariance: the ratings' covariance matrix in Elo², in the same anchoring.
+        counts: the aggregated games the fit used (without virtual draws).
+        method: how the intervals were computed.
+        confidence: the intervals' coverage, e.g. 0.95.
+        anchor: the anchor, or None for mean 0.
+        prior_draws: virtual draws added per pair of players who met.
+    """
+
+    players: tuple[str, ...]
+    elo: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+    covariance: FloatArray
+    counts: PairCounts
+    method: IntervalMethod
+    confidence: float
+    anchor: Anchor | None
+    prior_draws: float
+
+    def index(self, player: str) -> int:
+        """Raises RatingError for an unknown name."""
+        return player_index(self.players, player)
+
+    def rating(self, player: str) -> float:
+        """Raises RatingError for an unknown name."""
+        return float(self.elo[self.index(player)])
+
+    def order(self) -> tuple[str, ...]:
+        """Names from the highest rating down (equal ratings by name)."""
+        return tuple(self.players[i] for i in sorted(range(len(self.players)), key=self._rank_key))
+
+    def _rank_key(self, i: int) -> tuple[float, str]:
+        return (-float(self.elo[i]), self.players[i])
+
+    def difference_stderr(self, player: str, opponent: str) -> float:
+        """The standard error of ``elo[player] − elo[opponent]``.
+
+        Raises RatingError for an unknown name.
+        """
+        i, j = self.index(player), self.index(opponent)
+        return _difference_stderr(self.covariance, i, j)
+
+    def los(self) -> FloatArray:
+        """The likelihood-of-superiority matrix: ``los[i, j]`` is the probability that
+        player ``i`` is stronger than ``j``, ``Φ((elo_i − elo_j) / se(elo_i − elo_j))``
+        from the ratings' covariance; 0.5 on the diagonal."""
+        variance = np.diag(self.covariance)
+        difference_variance = variance[:, None] + variance[None, :] - 2.0 * self.covariance
+        difference = self.elo[:, None] - self.elo[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = difference / np.sqrt(np.maximum(difference_variance, 0.0))
+        result: FloatArray = np.where(np.isnan(z), 0.5, norm.cdf(z))
+        np.fill_diagonal(result, 0.5)
+        return result
+
+
+def _difference_stderr(covariance: FloatArray, i: int, j: int) -> float:
+    variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
+    return math.sqrt(max(float(variance), 0.0))
+
+
+def fit_elo(
+    games: PairwiseGames,
+    *,
+    anchor: Anchor | None = None,
+    interval: IntervalMethod = "hessian",
+    confidence: float = 0.95,
+    prior_draws: float = 0.0,
+    bootstrap_samples: int = 1000,
+    seed: int = 0,
+) -> EloRatings:
+    """Fit Bradley–Terry ratings to ``games`` by maximum likelihood.
+
+    Args:
+        games: the two-player results (multiplayer games decomposed into pairs).
+        anchor: fix one player's rating; by default the ratings average 0.
+        interval: ``"hessian"``: the covariance from the curvature of the
+            log-likelihood in its robust (sandwich) form ``H⁺ J H⁺``, with ``J`` the
+            observed spread of the results summed per rotation, so draws and games
+            sharing a deal are accounted for; costs one pass over the games.
+            ``"bootstrap"``: refit ``bootstrap_samples`` resamples of whole rotations
+            (percentile intervals); costs that many aggregations and fits.
+        confidence: the intervals' coverage.
+        prior_draws: virtual draws added to every pair of players who met (as
+            BayesElo's prior); needed when a player won or lost every game.
+        bootstrap_samples: the number of resamples for ``"bootstrap"``.
+        seed: the resampling seed for ``"bootstrap"``.
+
+    Raises RatingError when the maximum-likelihood ratings are not finite (a player
+    without games, a set of players who won or lost every game against the rest, or
+    groups of players who never met), when the anchor names an unknown player, or for
+    a bad setting.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise RatingError(f"confidence {confidence!r} must lie between 0 and 1")
+    if prior_draws < 0.0 or not math.isfinite(prior_draws):
+        raise RatingError(f"prior_draws {prior_draws!r} must be a finite number >= 0")
+    if interval not in ("hessian", "bootstrap"):
+        raise RatingError(f"interval {interval!r} is not 'hessian' or 'bootstrap'")
+    if interval == "bootstrap" and bootstrap_samples < 2:
+        raise RatingError(f"bootstrap_samples {bootstrap_samples!r} must be at least 2")
+    anchor_index = None if anchor is None else player_index(games.players, anchor.player)
+    counts = games.aggregate()
+    points, played = _with_prior(counts.points, counts.games, prior_draws)
+    _require_finite_ratings(counts.players, points, played)
+    strengths = _maximum_likelihood(points, played)
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    gauge = _gauge_matrix(len(counts.players), anchor_index)
+    offset = 0.0 if anchor is None else anchor.elo
+    elo = gauge @ (strengths * ELO_PER_LOGIT) + offset
+    if interval == "hessian":
+        covariance = gauge @ (_sandwich_covariance(games, strengths, played) * ELO_PER_LOGIT**2)
+        covariance = covariance @ gauge.T
+        spread = z * np.sqrt(np.maximum(np.diag(covariance), 0.0))
+        lower, upper = elo - spread, elo + spread
+    else:
+        samples = _bootstrap(games, strengths, prior_draws, bootstrap_samples, seed)
+        samples = samples * ELO_PER_LOGIT @ gauge.T + offset
+        covariance = np.cov(samples, rowvar=False)
+        tail = 50.0 * (1.0 - confidence)
+        lower = np.percentile(samples, tail, axis=0)
+        upper = np.percentile(samples, 100.0 - tail, axis=0)
+    return EloRatings(
+        players=counts.players,
+        elo=frozen_floats(elo),
+        lower=frozen_floats(lower),
+        upper=frozen_floats(upper),
+        covariance=frozen_floats(covariance),
+        counts=counts,
+        method=interval,
+        confidence=confidence,
+        anchor=anchor,
+        prior_draws=prior_draws,
+    )
+
+
+def _with_prior(
+    points: FloatArray, played: FloatArray, prior_draws: float
+) -> tuple[FloatArray, FloatArray]:
+    if prior_draws == 0.0:
+        return points, played
+    met = played > 0
+    return points + 0.5 * prior_draws * met, played + prior_draws * met
+
+
+def _gauge_matrix(n: int, anchor_index: int | None) -> FloatArray:
+    """The linear map from any ratings to the chosen anchoring (before the offset):
+    subtract the mean, or subtract the anchored player's rating."""
+    if anchor_index is None:
+        result: FloatArray = np.eye(n) - np.full((n, n), 1.0 / n)
+        return result
+    result = np.eye(n)
+    result[:, anchor_index] -= 1.0
+    return result
+
+
+def _require_finite_ratings(
+    players: tuple[str, ...], points: FloatArray, played: FloatArray
+) -> None:
+    """The likelihood has a finite maximum exactly when the graph "i took points from j"
+    is strongly connected (Zermelo; Hunter 2004, assumption 1)."""
+    n = len(players)
+    idle = [players[i] for i in range(n) if played[i].sum() == 0]
+    if idle:
+        raise RatingError(f"no rating for players without games: {', '.join(idle)}")
+    if n < 2:
+        raise RatingError("ratings need at least two players")
+    met = sparse.csr_matrix(played > 0)
+    parts, label = csgraph.connected_components(met, directed=False)
+    if parts > 1:
+        groups = [", ".join(players[i] for i in range(n) if label[i] == g) for g in range(parts)]
+        raise RatingError(
+            "no common scale: these groups of players never met: "
+            + " | ".join(f"{{{g}}}" for g in groups)
+        )
+    took_points = sparse.csr_matrix(points > 0)
+    parts, label = csgraph.connected_components(took_points, directed=True, connection="strong")
+    if parts > 1:
+        for component in range(parts):
+            inside = label == component
+            if points[np.ix_(~inside, inside)].sum() == 0:
+                names = ", ".join(players[i] for i in range(n) if inside[i])
+                raise RatingError(
+                    f"no finite ratings: {{{names}}} won every game against the other "
+                    "players; add virtual draws (prior_draws > 0)"
+                )
+        raise AssertionError("a condensation of a directed graph always has a source")
+
+
+def _log_likelihood(points: FloatArray, strengths: FloatArray) -> float:
+    margin = strengths[:, None] - strengths[None, :]
+    return float(np.sum(points * log_expit(margin)))
+
+
+def _fisher_information(played: FloatArray, strengths: FloatArray) -> FloatArray:
+    """The negated Hessian of the log-likelihood: a weighted graph Laplacian."""
+    expected = expit(strengths[:, None] - strengths[None, :])
+    weights = played * expected * expected.T
+    result: FloatArray = np.diag(weights.sum(axis=1)) - weights
+    return result
+
+
+def _maximum_likelihood(
+    points: FloatArray, played: FloatArray, start: FloatArray | None = None
+) -> FloatArray:
+    """Newton's method with step halving, in logits, summing to 0.
+
+    The log-likelihood is concave and, on strongly connected data, strictly concave
+    once the common shift is fixed; adding the all-ones direction to the Hessian
+    fixes it without changing the step (the gradient sums to zero).
+    """
+    n = points.shape[0]
+    strengths = np.zeros(n) if start is None else start - start.mean()
+    shift = np.full((n, n), 1.0 / n)
+    wins_total = points.sum(axis=1)
+    current = _log_likelihood(points, strengths)
+    for _ in range(_NEWTON_MAX_STEPS):
+        expected = expit(strengths[:, None] - strengths[None, :])
+        gradient = wins_total - (played * expected).sum(axis=1)
+        step = np.linalg.solve(_fisher_information(played, strengths) + shift, gradient)
+        length = 1.0
+        while True:
+            candidate = strengths + length * step
+            value = _log_likelihood(points, candidate)
+            if value >= current - 1e-12 * abs(current) or length < 1e-6:
+                break
+            length /= 2.0
+        strengths, current = candidate, value
+        if np.max(np.abs(length * step)) < _NEWTON_TOLERANCE:
+            break
+    result: FloatArray = strengths - strengths.mean()
+    return result
+
+
+def _sandwich_covariance(
+    games: PairwiseGames, strengths: FloatArray, played: FloatArray
+) -> FloatArray:
+    """``H⁺ J H⁺`` in logits², mean-zero: ``H`` the Fisher information, ``J`` the sum
+    over rotations of the outer product of each rotation's score residuals.
+
+    The half-win likelihood treats a draw like a coin flip, overstating the spread of
+    drawish games; and games of one rotation share a deal. The sandwich measures the
+    spread the data actually show, clustered by rotation, and needs no model for
+    either (White 1982; Liang & Zeger 1986), with the small-sample factor C/(C−1)."""
+    n = len(games.players)
+    residual = games.score - expit(strengths[games.first] - strengths[games.second])
+    clusters, cluster_of_game = np.unique(games.group, return_inverse=True)
+    rows = np.concatenate([cluster_of_game, cluster_of_game])
+    columns = np.concatenate([games.first, games.second])
+    per_cluster = sparse.csr_matrix(
+        (np.concatenate([residual, -residual]), (rows, columns)), shape=(clusters.size, n)
+    )
+    spread = (per_cluster.T @ per_cluster).toarray()
+    if clusters.size > 1:
+        spread *= clusters.size / (clusters.size - 1)
+    information = _fisher_information(played, strengths)
+    inverse = np.linalg.pinv(information, hermitian=True)
+    result: FloatArray = inverse @ spread @ inverse
+    return result
+
+
+def _bootstrap(
+    games: PairwiseGames, strengths: FloatArray, prior_draws: float, samples: int, seed: int
+) -> FloatArray:
+    """Ratings (logits, mean 0) of ``samples`` resamples of whole rotations, one per row.
+
+    Each rotation's games are first summed per unordered pair of players, so a resample
+    is two weighted ``bincount`` calls over those sums and a warm-started Newton fit.
+    """
+    n = len(games.players)
+    low = np.minimum(games.first, games.second)
+    high = np.maximum(games.first, games.second)
+    low_points = np.where(games.first == low, games.score, 1.0 - games.score)
+    _, cluster_of_game = np.unique(games.group, return_inverse=True)
+    clusters = int(cluster_of_game.max()) + 1
+    key = cluster_of_game * (n * n) + low * n + high
+    entries, entry_of_game = np.unique(key, return_inverse=True)
+    entry_points = np.bincount(entry_of_game, weights=low_points)
+    entry_games = np.bincount(entry_of_game).astype(np.float64)
+    entry_cluster = entries // (n * n)
+    entry_pair = entries % (n * n)
+    entry_pair_mirror = (entry_pair % n) * n + entry_pair // n
+    rng = np.random.default_rng(seed)
+    result = np.empty((samples, n))
+    for sample in range(samples):
+        weight = np.bincount(rng.integers(0, clusters, clusters), minlength=clusters)
+        entry_weight = weight[entry_cluster]
+        low_scored = np.bincount(
+            entry_pair, weights=entry_weight * entry_points, minlength=n * n
+        ).reshape(n, n)
+        high_scored = np.bincount(
+            entry_pair_mirror,
+            weights=entry_weight * (entry_games - entry_points),
+            minlength=n * n,
+        ).reshape(n, n)
+        points: FloatArray = (low_scored + high_scored).astype(np.float64)
+        played: FloatArray = points + points.T
+        points, played = _with_prior(points, played, prior_draws)
+        if not _strongly_connected(points):
+            points, played = _with_prior(points, played, BOOTSTRAP_FALLBACK_DRAWS)
+            if not _strongly_connected(points):
+                result[sample] = np.nan
+                continue
+        result[sample] = _maximum_likelihood(points, played, start=strengths)
+    kept = result[~np.isnan(result).any(axis=1)]
+    if kept.shape[0] < 2:
+        raise RatingError("too few bootstrap samples give ratings; use the hessian interval")
+    return kept
+
+
+def _strongly_connected(points: FloatArray) -> bool:
+    parts, _ = csgraph.connected_components(
+        sparse.csr_matrix(points > 0), directed=True, connection="strong"
+    )
+    return int(parts) == 1
