@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from scipy.optimize import brentq
 
 from arena.ratings import (
     Anchor,
     GameResult,
+    PairwiseGames,
     RatingError,
     fit_elo,
     openskill_ratings,
@@ -109,3 +111,39 @@ def test_openskill_skips_games_with_a_player_in_two_seats() -> None:
     )
     assert view.skipped_games == 1
     assert view.ratings["a"].games == 1
+
+
+TRUE_ELO = np.array([-150.0, -50.0, 0.0, 80.0, 120.0, 200.0])
+
+
+def plackett_luce_games(rng: np.random.Generator, games: int) -> list[GameResult]:
+    """Four-player games among six players: places by an exponential race with rates
+    10^(elo/400), which is Plackett–Luce, and in which any two players finish in order
+    with the Bradley–Terry probability."""
+    strength = 10 ** (TRUE_ELO / 400)
+    results = []
+    for _ in range(games):
+        seats = rng.choice(TRUE_ELO.size, 4, replace=False)
+        finish = rng.exponential(1 / strength[seats])
+        places = np.argsort(np.argsort(finish)) + 1
+        results.append(GameResult(tuple(f"p{s}" for s in seats), tuple(int(p) for p in places)))
+    return results
+
+
+def test_decomposed_games_keep_95_percent_coverage() -> None:
+    """Each game is its own group: the intervals account for the six pairwise results
+    of a game sharing one outcome. Treated as independent games they would be too
+    narrow."""
+    truth = TRUE_ELO - TRUE_ELO.mean()
+    grouped, independent = [], []
+    for seed in range(200):
+        games = pairwise_games(plackett_luce_games(np.random.default_rng(seed), 40))
+        as_independent = PairwiseGames.from_arrays(
+            games.players, games.first, games.second, games.score
+        )
+        for inside, data in ((grouped, games), (independent, as_independent)):
+            ratings = fit_elo(data)
+            order = [ratings.index(f"p{i}") for i in range(TRUE_ELO.size)]
+            inside.extend((ratings.lower[order] <= truth) & (truth <= ratings.upper[order]))
+    assert 0.92 <= np.mean(grouped) <= 0.98
+    assert np.mean(independent) < np.mean(grouped) - 0.03
