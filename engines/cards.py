@@ -84,6 +84,9 @@ def parse_card(text: str) -> Card:
     Raises:
         InvalidCardError: ``text`` is not a card; the message quotes it.
     """
+    exact = _BY_TEXT.get(text) if isinstance(text, str) else None
+    if exact is not None:
+        return exact
     if not isinstance(text, str):
         raise InvalidCardError(f"not a card: {text!r} (expected text such as 'QH' or '10D')")
     cleaned = text.strip().upper()

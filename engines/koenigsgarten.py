@@ -35,6 +35,7 @@ from engines.registry import register
 SIZE: Final = 4
 CELLS: Final = SIZE * SIZE
 GARDEN_CARDS: Final = tuple(make_deck(ranks="AKQJ"))
+_IS_GARDEN_CARD: Final = frozenset(GARDEN_CARDS)
 CENTRE_CELLS: Final = frozenset({5, 6, 9, 10})
 EDGE_CELLS: Final = tuple(cell for cell in range(CELLS) if cell not in CENTRE_CELLS)
 CELL_NAMES: Final = tuple(f"{'abcd'[cell % SIZE]}{cell // SIZE + 1}" for cell in range(CELLS))
@@ -83,13 +84,26 @@ class KoenigsgartenOptions:
 class KoenigsgartenState(State):
     """A position: the garden, both players' markers and the card last taken."""
 
-    __slots__ = ("_garden", "_last", "_legal", "_marks", "_outcome", "_positions", "_to_move")
+    __slots__ = (
+        "_garden",
+        "_last",
+        "_legal",
+        "_marker_cells",
+        "_marks",
+        "_moves",
+        "_outcome",
+        "_positions",
+        "_to_move",
+    )
 
     def __init__(self, game: Game, layout: Sequence[Card], deal: Mapping[str, Any]):
         super().__init__(game, 2, KoenigsgartenOptions(), deal)
         self._garden: list[Card | None] = list(layout)
         self._positions: dict[Card, int] = {card: cell for cell, card in enumerate(layout)}
         self._marks = [0, 0]
+        # Kept alongside the bitmasks so observations cost no scan of the garden.
+        self._marker_cells: tuple[list[str], list[str]] = ([], [])
+        self._moves: list[tuple[Card, str]] = []
         self._last: Card | None = None
         self._to_move = 0
         self._outcome: Outcome | None = None
@@ -130,16 +144,10 @@ class KoenigsgartenState(State):
             "game": "koenigsgarten",
             "seat": seat,
             "to_move": self._to_move,
-            "garden": [None if c is None else str(c) for c in self._garden],
-            "markers": [
-                [CELL_NAMES[cell] for cell in range(CELLS) if self._marks[s] >> cell & 1]
-                for s in (0, 1)
-            ],
-            "last_taken": None if self._last is None else str(self._last),
-            "moves": [
-                [str(card), CELL_NAMES[self._positions[cast(Card, card)]]]
-                for _, card in self.history
-            ],
+            "garden": list(self._garden),
+            "markers": [list(self._marker_cells[0]), list(self._marker_cells[1])],
+            "last_taken": self._last,
+            "moves": [[card, cell] for card, cell in self._moves],
         }
 
     # -- moves ------------------------------------------------------------------------
@@ -152,6 +160,8 @@ class KoenigsgartenState(State):
         garden[cell] = None
         marks = self._marks[mover] | 1 << cell
         self._marks[mover] = marks
+        self._marker_cells[mover].append(CELL_NAMES[cell])
+        self._moves.append((card, CELL_NAMES[cell]))
         self._last = card
         opponent = 1 - mover
         for pattern in _PATTERNS_THROUGH[cell]:
@@ -182,6 +192,8 @@ class KoenigsgartenState(State):
         copy._garden = list(self._garden)
         copy._positions = self._positions
         copy._marks = list(self._marks)
+        copy._marker_cells = (list(self._marker_cells[0]), list(self._marker_cells[1]))
+        copy._moves = list(self._moves)
         copy._last = self._last
         copy._to_move = self._to_move
         copy._outcome = self._outcome
@@ -223,7 +235,7 @@ class Koenigsgarten(Game):
     def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
         layout = list(GARDEN_CARDS)
         rng.shuffle(layout)
-        return {"layout": [str(card) for card in layout]}
+        return {"layout": layout}
 
     def state_from_deal(
         self, deal: Mapping[str, Any], *, seats: int = 2, options: Any = None
@@ -238,7 +250,7 @@ class Koenigsgarten(Game):
             card = parse_card(text)
         except InvalidCardError as exc:
             raise InvalidActionError(f"not a Königsgarten action: {exc}") from None
-        if card not in GARDEN_CARDS:
+        if card not in _IS_GARDEN_CARD:
             raise InvalidActionError(
                 f"not a Königsgarten action: {text!r} is not a garden card (A, K, Q or J)"
             )
@@ -291,7 +303,7 @@ def parse_layout(cards: Any) -> list[Card]:
     except InvalidCardError as exc:
         raise InvalidDealError(f"bad layout: {exc}") from None
     for cell, card in enumerate(layout):
-        if card not in GARDEN_CARDS:
+        if card not in _IS_GARDEN_CARD:
             raise InvalidDealError(
                 f"bad layout: {str(card)!r} at {CELL_NAMES[cell]} is not a garden card "
                 "(A, K, Q or J)"

@@ -10,10 +10,11 @@ from typing import Any
 
 import typer
 from rich.markup import escape
+from sqlalchemy.exc import SQLAlchemyError
 from typer._click import Context
 from typer.core import TyperGroup
 
-from arena.cli import bench, play
+from arena.cli import bench, bots, play, tournament
 from arena.cli.console import error_console
 from arena.errors import ArenaError
 from engines.errors import GameError
@@ -28,8 +29,16 @@ class ArenaGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except (ArenaError, GameError) as exc:
-            error_console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+            _print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except SQLAlchemyError as exc:
+            original = getattr(exc, "orig", None) or exc
+            _print_error(f"database error: {str(original).strip().splitlines()[0]}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _print_error(message: str) -> None:
+    error_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
 
 
 app = typer.Typer(
@@ -41,6 +50,8 @@ app = typer.Typer(
     add_completion=False,
 )
 play.register(app)
+app.add_typer(bots.app, name="bots")
+app.add_typer(tournament.app, name="tournament")
 app.add_typer(bench.app, name="bench")
 
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from arena.cli.common import parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.records import GameRecord, MatchRecord, MatchResult, load_record, replay, save_record
@@ -21,21 +22,6 @@ from engines.core import Action, Game, State
 from engines.match import Match, parse_match_spec
 from engines.registry import all_games, get_game
 from engines.seeding import derive_seed
-
-
-def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
-    """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``.
-
-    Raises:
-        ArenaError: an item without ``=``; the message quotes it.
-    """
-    result: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ArenaError(f"bad {what} {item!r}: write NAME=VALUE")
-        result[key.strip()] = value.strip()
-    return result
 
 
 def games() -> None:

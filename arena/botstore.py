@@ -1,0 +1,237 @@
+"""The bot registry in the database: add, find, list and retire bot versions.
+
+A bot is a name bound to one game. Adding a name again with different code (or a
+different kind, entry or parameters) creates the next version, ``NAME@2``; adding it
+with identical code changes nothing. The stored code, not the user's file, is what
+tournaments run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, col, func, select
+
+from arena.botloader import (
+    BUILTIN,
+    COMMAND,
+    PYTHON,
+    BotSource,
+    BotSpec,
+    python_bot_class_name,
+)
+from arena.errors import ArenaError, NotFoundError
+from arena.models import BotVersion, GameSeat
+from bots.registry import UnknownBotError, get_bot_kind
+from engines.registry import get_game
+
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,63}")
+MAX_CODE_BYTES = 1_000_000
+
+
+class BotRegistryError(ArenaError):
+    """A bad bot name, source or reference."""
+
+
+def check_name(name: str) -> str:
+    """Raises BotRegistryError unless ``name`` is a valid bot name."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise BotRegistryError(
+            f"bad bot name {name!r}: start with a letter, then letters, digits, '_', '.', "
+            "'+' or '-' (at most 64 characters)"
+        )
+    return name
+
+
+def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None) -> BotSource:
+    """A built-in kind with validated parameters (defaults filled in).
+
+    Raises:
+        UnknownBotError / UnknownGameError: unknown kind, game or parameter.
+    """
+    bot_kind = get_bot_kind(kind, game)
+    return BotSource(BUILTIN, bot_kind.name, bot_kind.validate_params(params))
+
+
+def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSource:
+    """A Python bot from ``FILE[:Class]``: reads the file and finds the class.
+
+    Raises:
+        BotRegistryError: the file is missing, unreadable, too large or not UTF-8.
+        BotLoadError: a syntax error or no unique bot class.
+    """
+    path_text, _, class_name = spec.partition(":")
+    if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
+        path_text, class_name = spec, ""
+    path = Path(path_text)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BotRegistryError(f"cannot read bot file {path_text!r}: {exc.strerror}") from None
+    if len(data) > MAX_CODE_BYTES:
+        raise BotRegistryError(f"bot file {path_text!r} is larger than {MAX_CODE_BYTES} bytes")
+    try:
+        code = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BotRegistryError(f"bot file {path_text!r} is not UTF-8 text") from None
+    entry = python_bot_class_name(code, path.name, class_name or None)
+    return BotSource(PYTHON, entry, dict(params or {}), code)
+
+
+def command_source(command: str) -> BotSource:
+    """A bot run as ``command`` speaking the JSON-lines protocol.
+
+    Raises:
+        BotRegistryError: an empty command.
+    """
+    if not command.strip():
+        raise BotRegistryError("the bot command is empty")
+    return BotSource(COMMAND, command.strip())
+
+
+def add_bot(
+    session: Session, *, name: str, game: str, source: BotSource
+) -> tuple[BotVersion, bool]:
+    """Register ``source`` under ``name``; returns the version and whether it is new.
+
+    Raises:
+        BotRegistryError: a bad name, or the name belongs to another game.
+        UnknownGameError: ``game`` is unknown.
+    """
+    check_name(name)
+    game = get_game(game).name
+    versions = session.exec(
+        select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
+    ).all()
+    if versions and versions[-1].game != game:
+        raise BotRegistryError(
+            f"bot {name!r} plays {versions[-1].game}, not {game}: choose another name"
+        )
+    for version in versions:
+        if version.code_hash == source.code_hash:
+            if version.retired:
+                version.retired = False
+                session.add(version)
+            return version, False
+    bot = BotVersion(
+        name=name,
+        version=(versions[-1].version + 1) if versions else 1,
+        game=game,
+        kind=source.kind,
+        entry=source.entry,
+        params=dict(source.params),
+        code=source.code,
+        code_hash=source.code_hash,
+    )
+    session.add(bot)
+    session.flush()
+    return bot, True
+
+
+def parse_reference(reference: str) -> tuple[str, int | None]:
+    """``"name@3"`` → ``("name", 3)``; ``"name"`` → ``("name", None)``.
+
+    Raises:
+        BotRegistryError: a version that is not a positive number.
+    """
+    name, sep, version = reference.strip().partition("@")
+    if not sep:
+        return name, None
+    if not version.isdigit() or int(version) < 1:
+        raise BotRegistryError(f"bad bot reference {reference!r}: write NAME or NAME@VERSION")
+    return name, int(version)
+
+
+def find_bot(session: Session, reference: str, *, game: str | None = None) -> BotVersion:
+    """The version ``NAME@V``, or the latest active version of ``NAME``.
+
+    Raises:
+        NotFoundError: no such bot (or version), or it plays another game.
+    """
+    name, version = parse_reference(reference)
+    query = select(BotVersion).where(BotVersion.name == name)
+    if version is not None:
+        query = query.where(BotVersion.version == version)
+    else:
+        query = query.where(col(BotVersion.retired).is_(False))
+    bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
+    if bot is None:
+        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
+    if game is not None and bot.game != get_game(game).name:
+        raise NotFoundError(f"bot {reference!r} plays {bot.game}, not {game}")
+    return bot
+
+
+def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
+    """A registered bot, or a built-in kind (``random``, ``greedy:seed=2``) registered
+    on first use under its own name.
+
+    Raises:
+        NotFoundError: neither a registered bot nor a built-in kind for ``game``.
+    """
+    try:
+        return find_bot(session, reference, game=game)
+    except NotFoundError as missing:
+        kind, _, param_text = reference.partition(":")
+        if "@" in kind:
+            raise
+        params = dict(item.split("=", 1) for item in param_text.split(",") if "=" in item)
+        try:
+            source = builtin_source(kind, game, params)
+        except UnknownBotError:
+            raise NotFoundError(
+                f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
+                f"built-in kind for {get_game(game).name} (`arena games`)"
+            ) from missing
+        name = kind if not params else "-".join([kind, *(f"{k}{v}" for k, v in params.items())])
+        bot, _ = add_bot(session, name=name, game=game, source=source)
+        return bot
+
+
+def list_bots(
+    session: Session, *, game: str | None = None, include_retired: bool = False
+) -> Sequence[BotVersion]:
+    query = select(BotVersion)
+    if game is not None:
+        query = query.where(BotVersion.game == get_game(game).name)
+    if not include_retired:
+        query = query.where(col(BotVersion.retired).is_(False))
+    return session.exec(query.order_by(col(BotVersion.name), col(BotVersion.version))).all()
+
+
+def games_played(session: Session, bot_id: int) -> int:
+    return int(session.exec(select(func.count()).where(GameSeat.bot_id == bot_id)).one())
+
+
+def remove_bot(session: Session, reference: str) -> list[BotVersion]:
+    """Retire ``NAME@V`` or every version of ``NAME``: hidden from lists and new
+    tournaments; its games and ratings stay. Returns the versions retired.
+
+    Raises:
+        NotFoundError: no such bot.
+    """
+    name, version = parse_reference(reference)
+    query = select(BotVersion).where(BotVersion.name == name)
+    if version is not None:
+        query = query.where(BotVersion.version == version)
+    bots = list(session.exec(query).all())
+    if not bots:
+        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
+    for bot in bots:
+        bot.retired = True
+        session.add(bot)
+    return bots
+
+
+def spec_of(bot: BotVersion) -> BotSpec:
+    """The picklable spec workers build the bot from."""
+    assert bot.id is not None
+    return BotSpec(
+        bot_id=bot.id,
+        label=bot.label,
+        game=bot.game,
+        source=BotSource(bot.kind, bot.entry, dict(bot.params), bot.code),
+    )

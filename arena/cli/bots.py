@@ -1,0 +1,133 @@
+"""``arena bots add | list | show | remove``: the bot registry."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from sqlmodel import Session
+
+from arena.botstore import (
+    add_bot,
+    builtin_source,
+    command_source,
+    find_bot,
+    games_played,
+    list_bots,
+    python_source,
+    remove_bot,
+)
+from arena.cli.common import DbOption, database, parse_assignments
+from arena.cli.console import console
+from arena.db import session_scope
+from arena.errors import ArenaError
+
+app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
+
+
+@app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="the bot's name; new code makes NAME@2, …")],
+    game: Annotated[str, typer.Option("--game", "-g", help="the game it plays")],
+    builtin: Annotated[str | None, typer.Option(help="a built-in kind (see `arena games`)")] = None,
+    python: Annotated[
+        str | None, typer.Option(help="FILE[:Class] with a class that has act()")
+    ] = None,
+    cmd: Annotated[
+        str | None, typer.Option(help="a command that speaks the JSON-lines bot protocol")
+    ] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Register a bot (or a new version of it)."""
+    chosen = [
+        flag
+        for flag, value in (("--builtin", builtin), ("--python", python), ("--cmd", cmd))
+        if value is not None
+    ]
+    if len(chosen) != 1:
+        raise ArenaError("give exactly one of --builtin KIND, --python FILE[:Class], --cmd COMMAND")
+    params = parse_assignments(param or [], "parameter")
+    if builtin is not None:
+        source = builtin_source(builtin, game, params)
+    elif python is not None:
+        source = python_source(python, params)
+    else:
+        if params:
+            raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
+        source = command_source(cmd or "")
+    engine = database(db)
+    with session_scope(engine) as session:
+        bot, created = add_bot(session, name=name, game=game, source=source)
+        label = bot.label
+    if created:
+        console.print(f"registered [bold]{label}[/] ({source.kind}: {source.entry}) for {game}")
+    else:
+        console.print(f"unchanged: [bold]{label}[/] already has this code")
+
+
+@app.command("list")
+def list_command(
+    game: Annotated[str | None, typer.Option("--game", "-g", help="only bots of this game")] = None,
+    all_versions: Annotated[bool, typer.Option("--all", help="include retired versions")] = False,
+    db: DbOption = None,
+) -> None:
+    """List registered bot versions."""
+    engine = database(db)
+    with Session(engine) as session:
+        bots = list_bots(session, game=game, include_retired=all_versions)
+        table = Table(title="bots")
+        table.add_column("bot", no_wrap=True)
+        for column in ("game", "kind", "entry", "code hash", "created", "games"):
+            table.add_column(column)
+        for bot in bots:
+            assert bot.id is not None
+            table.add_row(
+                bot.label + (" (retired)" if bot.retired else ""),
+                bot.game,
+                bot.kind,
+                bot.entry,
+                bot.code_hash[:12],
+                bot.created.strftime("%Y-%m-%d %H:%M"),
+                str(games_played(session, bot.id)),
+            )
+    console.print(table if bots else "no bots registered (see `arena bots add --help`)")
+
+
+@app.command("show")
+def show(
+    reference: Annotated[str, typer.Argument(metavar="NAME[@VERSION]")],
+    code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
+    db: DbOption = None,
+) -> None:
+    """Show one bot version: kind, entry, parameters, code hash, games played."""
+    engine = database(db)
+    with Session(engine) as session:
+        bot = find_bot(session, reference)
+        assert bot.id is not None
+        console.print(f"[bold]{bot.label}[/]{' (retired)' if bot.retired else ''}")
+        console.print(f"  game:      {bot.game}")
+        console.print(f"  kind:      {bot.kind}")
+        console.print(f"  entry:     {bot.entry}")
+        console.print(f"  params:    {bot.params or '—'}")
+        console.print(f"  code hash: {bot.code_hash}")
+        console.print(f"  created:   {bot.created:%Y-%m-%d %H:%M:%S} UTC")
+        console.print(f"  games:     {games_played(session, bot.id)}")
+        if code and bot.code:
+            console.print(bot.code, markup=False, highlight=False)
+
+
+@app.command("remove")
+def remove(
+    reference: Annotated[str, typer.Argument(metavar="NAME[@VERSION]")],
+    db: DbOption = None,
+) -> None:
+    """Retire a bot version (or all versions of a name): it leaves listings and new
+    tournaments; its stored games and ratings stay."""
+    engine = database(db)
+    with session_scope(engine) as session:
+        retired = [bot.label for bot in remove_bot(session, reference)]
+    console.print(f"retired {', '.join(retired)}")

@@ -1,0 +1,129 @@
+"""Which games a tournament plays: the formats as schedulers of planned games.
+
+Games with chance come in rotations: one deal (seed) played once per rotation of the
+seats, so every bot of a table sits in every seat of that deal and deal luck cancels.
+All tables of a round share the round's deal, so pairings are compared on equal deals.
+
+A scheduler hands out batches: the fixed formats (round robin, gauntlet, solitaire)
+one batch with everything; the adaptive ones (elo, sprt) a batch at a time, deciding
+from the results stored so far.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from engines.seeding import derive_seed
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """A game to play: its index in the tournament, deal seed and bots by seat."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]
+    batch: int = 0
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """What adaptive schedulers need to know of a stored game."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
+class Scheduler(Protocol):
+    """Hands out the next batch of games; an empty batch means the tournament is done."""
+
+    def next_batch(
+        self, finished: Sequence[FinishedGame], *, next_index: int, batch: int
+    ) -> list[PlannedGame]: ...
+
+    def stop_reason(self) -> str | None:
+        """Why the scheduler stopped (shown in reports), once it has."""
+        ...
+
+
+def rotations(table: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every rotation of the seats: (a, b, c) → (a, b, c), (b, c, a), (c, a, b)."""
+    return [tuple(table[i:]) + tuple(table[:i]) for i in range(len(table))]
+
+
+def deal_seed(tournament_seed: int, round_number: int) -> int:
+    return derive_seed(tournament_seed, "round", round_number)
+
+
+def rounds_for(games_per_table: int, seats: int) -> int:
+    """Rounds of full rotations needed for at least ``games_per_table`` games."""
+    return math.ceil(games_per_table / seats)
+
+
+def schedule_tables(
+    tables: Sequence[Sequence[int]], *, games_per_table: int, seed: int, first_index: int = 0
+) -> list[PlannedGame]:
+    """Every table plays ``games_per_table`` games (rounded up to whole rotations).
+
+    Games are ordered round by round, so standings are balanced at any moment.
+    """
+    if not tables:
+        return []
+    seats = len(tables[0])
+    planned = []
+    index = first_index
+    for round_number in range(rounds_for(games_per_table, seats)):
+        round_seed = deal_seed(seed, round_number)
+        for table in tables:
+            for rotation in rotations(table):
+                planned.append(PlannedGame(index, round_seed, rotation))
+                index += 1
+    return planned
+
+
+def round_robin_tables(bots: Sequence[int], seats: int) -> list[tuple[int, ...]]:
+    """Every pairing, or every table of ``seats`` distinct bots."""
+    return list(itertools.combinations(bots, seats))
+
+
+def gauntlet_tables(
+    candidates: Sequence[int], opponents: Sequence[int], seats: int
+) -> list[tuple[int, ...]]:
+    """Each candidate with every choice of ``seats - 1`` opponents."""
+    return [
+        (candidate, *field)
+        for candidate in candidates
+        for field in itertools.combinations(opponents, seats - 1)
+    ]
+
+
+def solitaire_games(bots: Sequence[int], *, deals: int, seed: int) -> list[PlannedGame]:
+    """Every bot plays the same ``deals`` deals (deal by deal, bot by bot)."""
+    planned: list[PlannedGame] = []
+    for deal in range(deals):
+        deal_seed_value = deal_seed(seed, deal)
+        for bot in bots:
+            planned.append(PlannedGame(len(planned), deal_seed_value, (bot,)))
+    return planned
+
+
+class FixedScheduler:
+    """A schedule known in advance: everything in batch 0."""
+
+    def __init__(self, games: list[PlannedGame]):
+        self.games = games
+
+    def next_batch(
+        self, finished: Sequence[FinishedGame], *, next_index: int, batch: int
+    ) -> list[PlannedGame]:
+        return self.games if batch == 0 else []
+
+    def stop_reason(self) -> str | None:
+        return None

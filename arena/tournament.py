@@ -1,0 +1,394 @@
+"""The tournament driver: create, run, resume and cancel tournaments.
+
+The driver is the only writer. It schedules games (writing them before dispatch),
+hands them to an executor, buffers the results and stores them in batches, one
+transaction each. A killed driver leaves scheduled games without results; ``resume``
+plays exactly those. Ctrl-C stores what has finished and marks the tournament
+``interrupted``.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from arena.botstore import resolve_bot, spec_of
+from arena.config import TournamentConfig, validate_config
+from arena.db import session_scope, with_retries
+from arena.errors import ArenaError, ConfigError
+from arena.execution import ChunkResult, PlayedGame, TournamentContext, make_executor
+from arena.models import BotVersion, Participant, Tournament, utcnow
+from arena.progress import ProgressDisplay, Standings
+from arena.runner import TimeControl
+from arena.scheduling import (
+    FixedScheduler,
+    Scheduler,
+    gauntlet_tables,
+    round_robin_tables,
+    schedule_tables,
+    solitaire_games,
+)
+from arena.storage import (
+    count_stored,
+    finished_games,
+    get_tournament,
+    participants,
+    read_status,
+    schedule_games,
+    schedule_state,
+    set_status,
+    store_games,
+    unplayed_games,
+)
+from engines.registry import get_game
+
+FLUSH_GAMES = 1_000
+FLUSH_SECONDS = 1.0
+
+RUNNING, INTERRUPTED, COMPLETED, CANCELLED, FAILED = (
+    "running",
+    "interrupted",
+    "completed",
+    "cancelled",
+    "failed",
+)
+
+
+class TournamentStateError(ArenaError):
+    """The tournament is in a state that does not allow the request."""
+
+
+def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
+    """Validate the bots, then write the tournament, its participants and (for fixed
+    formats) its whole schedule in one transaction. Returns the tournament's id.
+
+    Raises:
+        ConfigError: a bot that is unknown or plays another game; nothing is written.
+    """
+    game = get_game(config.game)
+    options = game.options_to_dict(game.parse_options(config.options))
+    with session_scope(engine) as session:
+        roles = _resolve_participants(session, config, source)
+        tournament = Tournament(
+            name=config.label,
+            game=game.name,
+            options=options,
+            format=config.format,
+            config=config.model_dump(mode="json"),
+            seed=config.seed,
+            status="pending",
+        )
+        session.add(tournament)
+        session.flush()
+        assert tournament.id is not None
+        for position, (bot, role) in enumerate(roles):
+            assert bot.id is not None
+            session.add(
+                Participant(
+                    tournament_id=tournament.id, bot_id=bot.id, role=role, position=position
+                )
+            )
+        fixed = _fixed_schedule(config, roles)
+        if fixed is not None:
+            schedule_games(session, tournament.id, fixed.games)
+        return tournament.id
+
+
+def _resolve_participants(
+    session: Session, config: TournamentConfig, source: str
+) -> list[tuple[BotVersion, str]]:
+    groups = (
+        [("candidate", config.candidates), ("opponent", config.opponents)]
+        if config.format == "gauntlet"
+        else [("player", config.bots)]
+    )
+    field_names = {"candidate": "candidates", "opponent": "opponents", "player": "bots"}
+    resolved: list[tuple[BotVersion, str]] = []
+    seen: dict[int, str] = {}
+    for role, references in groups:
+        for reference in references:
+            try:
+                bot = resolve_bot(session, reference, config.game)
+            except ArenaError as exc:
+                raise ConfigError(f"{source}: field {field_names[role]!r}: {exc}") from None
+            assert bot.id is not None
+            if bot.id in seen:
+                raise ConfigError(
+                    f"{source}: field {field_names[role]!r}: {reference!r} is the same bot as "
+                    f"{seen[bot.id]!r} ({bot.label})"
+                )
+            seen[bot.id] = reference
+            resolved.append((bot, role))
+    return resolved
+
+
+def _fixed_schedule(
+    config: TournamentConfig, roles: list[tuple[BotVersion, str]]
+) -> FixedScheduler | None:
+    ids = [bot.id for bot, _ in roles if bot.id is not None]
+    seats = config.seat_count
+    if config.format == "round-robin":
+        tables = round_robin_tables(ids, seats)
+        return FixedScheduler(
+            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        )
+    if config.format == "gauntlet":
+        candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
+        opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
+        tables = gauntlet_tables(candidates, opponents, seats)
+        return FixedScheduler(
+            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        )
+    if config.format == "solitaire":
+        return FixedScheduler(solitaire_games(ids, deals=config.games, seed=config.seed))
+    return None
+
+
+def make_scheduler(config: TournamentConfig, bot_ids: list[int]) -> Scheduler:
+    """The scheduler of an adaptive format; fixed formats were scheduled at creation.
+
+    Raises:
+        ConfigError: the format has no adaptive scheduler.
+    """
+    if config.format in ("round-robin", "gauntlet", "solitaire"):
+        return FixedScheduler([])
+    from arena.adaptive import adaptive_scheduler
+
+    return adaptive_scheduler(config, bot_ids)
+
+
+@dataclass
+class RunSummary:
+    tournament_id: int
+    status: str
+    stored: int
+    scheduled: int
+    played_now: int
+    seconds: float
+    message: str | None = None
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played_now / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class _Buffer:
+    engine: Engine
+    tournament_id: int
+    standings: Standings
+    games: list[PlayedGame] = field(default_factory=list)
+    stored: int = 0
+    played_now: int = 0
+    last_flush: float = field(default_factory=time.monotonic)
+
+    def add(self, result: ChunkResult) -> None:
+        for game in result.games:
+            self.games.append(game)
+            if game.status != "error":
+                self.standings.add(game.seats, game.ranking, game.returns, game.offender)
+        self.played_now += len(result.games)
+
+    def due(self) -> bool:
+        return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
+
+    def flush(self) -> None:
+        if self.games:
+            batch = self.games
+            with_retries(lambda: store_games(self.engine, self.tournament_id, batch))
+            self.stored += len(batch)
+            self.games = []
+        self.last_flush = time.monotonic()
+
+
+class TournamentRunner:
+    """Runs (or resumes) one tournament to completion, interruption or cancellation."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        tournament_id: int,
+        *,
+        console: Console | None = None,
+        executor: str | None = None,
+        workers: int | None = None,
+        ray_address: str | None = None,
+        on_flush: Callable[[int], None] | None = None,
+    ):
+        self.engine = engine
+        self.tournament_id = tournament_id
+        self.console = console or Console(stderr=True)
+        with Session(engine) as session:
+            tournament = get_tournament(session, tournament_id)
+            self.tournament = tournament
+            self.config = validate_config(tournament.config, f"tournament {tournament_id}")
+            self.participants = participants(session, tournament_id)
+            bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
+        self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+        self.executor_kind = executor or self.config.executor
+        self.workers = workers if workers is not None else self.config.workers
+        self.ray_address = ray_address if ray_address is not None else self.config.ray_address
+        self.on_flush = on_flush
+
+    def context(self) -> TournamentContext:
+        return TournamentContext(
+            tournament_id=self.tournament_id,
+            game=self.config.game,
+            options=dict(self.tournament.options),
+            seats=self.config.seat_count,
+            bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
+            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+        )
+
+    def run(self) -> RunSummary:
+        """Play every scheduled game without a result, then (adaptive formats) schedule
+        and play further batches until the format stops.
+
+        Raises:
+            TournamentStateError: the tournament is completed or cancelled.
+            StorageError, ExecutionError: the database or the executor failed.
+        """
+        status = read_status(self.engine, self.tournament_id)
+        if status in (COMPLETED, CANCELLED):
+            raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+        started = time.monotonic()
+        set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
+        scheduler = make_scheduler(self.config, list(self.bots))
+        standings = Standings({bot_id: bot.label for bot_id, bot in self.bots.items()})
+        for game in finished_games(self.engine, self.tournament_id):
+            standings.add(game.seats, game.ranking, game.scores, None)
+        buffer = _Buffer(self.engine, self.tournament_id, standings)
+        executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
+        stop_reason: str | None = None
+        display = ProgressDisplay(
+            self.console,
+            f"tournament {self.tournament_id}",
+            solitaire=self.config.format == "solitaire",
+        )
+        stored_before = count_stored(self.engine, self.tournament_id)
+        previous_sigterm = signal.getsignal(signal.SIGTERM)
+        if previous_sigterm is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        try:
+            with display:
+                while stop_reason is None:
+                    pending = unplayed_games(self.engine, self.tournament_id)
+                    scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
+                    display.start(scheduled - len(pending), scheduled)
+                    if pending:
+                        stop_reason = self._play(executor, pending, buffer, display, scheduled)
+                        if stop_reason is not None:
+                            break
+                    finished = finished_games(self.engine, self.tournament_id)
+                    batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
+                    if not batch_games:
+                        break
+                    with session_scope(self.engine) as session:
+                        schedule_games(session, self.tournament_id, batch_games)
+        except KeyboardInterrupt:
+            stop_reason = INTERRUPTED
+        except BaseException as exc:
+            buffer.flush()
+            set_status(
+                self.engine,
+                self.tournament_id,
+                FAILED,
+                message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
+            )
+            raise
+        finally:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+            try:
+                buffer.flush()
+            finally:
+                executor.close()
+        return self._finish(stop_reason, scheduler, buffer, started, stored_before)
+
+    def _play(
+        self,
+        executor: Any,
+        pending: list[Any],
+        buffer: _Buffer,
+        display: ProgressDisplay,
+        scheduled: int,
+    ) -> str | None:
+        done_before = scheduled - len(pending)
+        outcome: dict[str, str | None] = {"stop": None}
+
+        def handle(result: ChunkResult) -> bool:
+            buffer.add(result)
+            if buffer.due():
+                buffer.flush()
+                if self.on_flush is not None:
+                    self.on_flush(buffer.stored)
+                if read_status(self.engine, self.tournament_id) == CANCELLED:
+                    outcome["stop"] = CANCELLED
+                    return False
+            display.update(done_before + buffer.played_now, scheduled, buffer.standings)
+            return True
+
+        buffer.played_now = 0
+        executor.run(self.context(), pending, handle)
+        buffer.flush()
+        display.update(done_before + buffer.played_now, scheduled, buffer.standings)
+        return outcome["stop"]
+
+    def _finish(
+        self,
+        stop_reason: str | None,
+        scheduler: Scheduler,
+        buffer: _Buffer,
+        started: float,
+        stored_before: int,
+    ) -> RunSummary:
+        stored = count_stored(self.engine, self.tournament_id)
+        scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
+        message: str | None
+        if stop_reason == INTERRUPTED:
+            status = INTERRUPTED
+            message = f"interrupted after {stored} of {scheduled} games"
+        elif stop_reason == CANCELLED:
+            status = CANCELLED
+            message = f"cancelled after {stored} of {scheduled} games"
+        else:
+            status = COMPLETED
+            message = scheduler.stop_reason()
+        set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
+        return RunSummary(
+            tournament_id=self.tournament_id,
+            status=status,
+            stored=stored,
+            scheduled=scheduled,
+            played_now=stored - stored_before,
+            seconds=time.monotonic() - started,
+            message=message,
+        )
+
+
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def cancel_tournament(engine: Engine, tournament_id: int) -> Tournament:
+    """Mark a tournament cancelled; a running driver stops at its next write.
+
+    Raises:
+        NotFoundError: no such tournament.
+        TournamentStateError: it is already completed or cancelled.
+    """
+    with session_scope(engine) as session:
+        tournament = get_tournament(session, tournament_id)
+        if tournament.status in (COMPLETED, CANCELLED):
+            raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
+        tournament.status = CANCELLED
+        tournament.message = "cancelled by the user"
+        tournament.finished = utcnow()
+        session.add(tournament)
+        return tournament

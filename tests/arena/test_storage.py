@@ -1,0 +1,125 @@
+"""The database layer: migrations, URL handling, duplicate-free game storage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlmodel import SQLModel
+
+import arena.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from arena.db import open_database, resolve_url, writer
+from arena.errors import StorageError
+from arena.execution import PlayedGame
+from arena.migrations import LATEST, VERSION_TABLE, current_version, migrate
+from arena.storage import count_stored, store_games
+
+
+def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
+    engine = open_database(str(tmp_path / "a.db"))
+    with engine.connect() as connection:
+        context = MigrationContext.configure(
+            connection, opts={"compare_type": True, "compare_server_default": False}
+        )
+        differences = [
+            d
+            for d in compare_metadata(context, SQLModel.metadata)
+            if not (d[0] == "remove_table" and d[1].name == VERSION_TABLE)
+        ]
+    assert differences == []
+
+
+def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
+    url = str(tmp_path / "a.db")
+    open_database(url)
+    engine = open_database(url)
+    with writer(engine).begin() as connection:
+        assert current_version(connection) == LATEST
+        assert migrate(connection) == []
+        rows = connection.execute(sa.text(f"SELECT version FROM {VERSION_TABLE}")).all()
+    assert [r[0] for r in rows] == list(range(1, LATEST + 1))
+
+
+def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> None:
+    url = str(tmp_path / "a.db")
+    engine = open_database(url)
+    with writer(engine).begin() as connection:
+        connection.execute(sa.text(f"INSERT INTO {VERSION_TABLE} VALUES ({LATEST + 1})"))
+    with pytest.raises(StorageError, match="newer than this arena"):
+        open_database(url)
+
+
+def test_sqlite_uses_wal(tmp_path: Path) -> None:
+    engine = open_database(str(tmp_path / "a.db"))
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_urls_resolve_from_flag_environment_and_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert resolve_url(None) == "sqlite:///arena.db"
+    monkeypatch.setenv("ARENA_DB", "postgresql+psycopg://u@h/db")
+    assert resolve_url(None) == "postgresql+psycopg://u@h/db"
+    assert resolve_url(str(tmp_path / "x.db")) == f"sqlite:///{tmp_path / 'x.db'}"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql+psycopg://arena:secret@127.0.0.1:1/arena", "cannot reach database"),
+        ("nosuchdb://x/y", "bad database URL"),
+        ("sqlite:////nonexistent/folder/a.db", "does not exist"),
+    ],
+)
+def test_unusable_databases_give_clear_errors(url: str, message: str) -> None:
+    with pytest.raises(StorageError, match=message) as excinfo:
+        open_database(url)
+    assert "secret" not in str(excinfo.value)
+
+
+def _played(index: int) -> PlayedGame:
+    return PlayedGame(
+        index=index,
+        seed=index,
+        seats=(1, 2),
+        status="ok",
+        returns=(1.0, -1.0),
+        ranking=(1, 2),
+        termination="x",
+        offender=None,
+        reason=None,
+        record="{}",
+        duration=0.0,
+        worker="w",
+    )
+
+
+def test_storing_a_game_twice_keeps_one_copy(tmp_path: Path) -> None:
+    engine = open_database(str(tmp_path / "a.db"))
+    with writer(engine).begin() as connection:
+        connection.execute(
+            sa.text(
+                "INSERT INTO bot (id, name, version, game, kind, entry, params, code_hash, "
+                "created, retired) VALUES "
+                "(1, 'a', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h', '2026-01-01', 0), "
+                "(2, 'b', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h2', '2026-01-01', 0)"
+            )
+        )
+        connection.execute(
+            sa.text(
+                "INSERT INTO tournament (id, name, game, options, format, config, seed, "
+                "status, scheduled, created) VALUES (1, 't', 'koenigsgarten', '{}', "
+                "'round-robin', '{}', 1, 'running', 3, '2026-01-01')"
+            )
+        )
+    store_games(engine, 1, [_played(0), _played(1)])
+    store_games(engine, 1, [_played(1), _played(2)])
+    assert count_stored(engine, 1) == 3
+    with engine.connect() as connection:
+        seats = connection.execute(sa.text("SELECT count(*) FROM game_seat")).scalar()
+    assert seats == 6
