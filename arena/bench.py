@@ -60,6 +60,8 @@ class RatingFitSpeed:
     bots: int
     interval: IntervalMethod
     seconds: float
+    aggregation_seconds: float
+    """Checking and aggregating the arrays alone, timed separately."""
     max_error: float
     """The largest distance of a fitted rating from the truth (Elo, both mean 0)."""
     mean_half_width: float
@@ -86,6 +88,9 @@ def rating_fit_speed(
     simulated = simulate_rotations(truth, games // 2, rng=rng, draw_rate=0.3, seat_effect=0.5)
     arrays = (simulated.first, simulated.second, simulated.score, simulated.group)
     start = time.perf_counter()
+    PairwiseGames.from_arrays(simulated.players, *arrays).aggregate()
+    aggregation_seconds = time.perf_counter() - start
+    start = time.perf_counter()
     ratings = fit_elo(
         PairwiseGames.from_arrays(simulated.players, *arrays),
         interval=interval,
@@ -98,6 +103,7 @@ def rating_fit_speed(
         bots=bots,
         interval=interval,
         seconds=seconds,
+        aggregation_seconds=aggregation_seconds,
         max_error=float(np.max(np.abs(ratings.elo - (truth - truth.mean())))),
         mean_half_width=float(np.mean(ratings.upper - ratings.lower) / 2.0),
     )

@@ -64,7 +64,8 @@ def ratings(
         title=f"Elo fit from per-game arrays ({platform.python_implementation()} "
         f"{platform.python_version()}, {platform.machine()})"
     )
-    for column in ("games", "bots", "interval", "seconds", "max |error|", "mean ± (95%)"):
+    columns = ("games", "bots", "interval", "fit s", "aggregate s", "max err", "mean ±95%")
+    for column in columns:
         table.add_column(column, justify="right")
     interval_label = f"bootstrap ×{samples}" if method == "bootstrap" else method
     table.add_row(
@@ -72,7 +73,64 @@ def ratings(
         str(speed.bots),
         interval_label,
         f"{speed.seconds:.2f}",
+        f"{speed.aggregation_seconds:.3f}",
         f"{speed.max_error:.1f}",
         f"{speed.mean_half_width:.1f}",
     )
+    console.print(table)
+
+
+@app.command("tournament")
+def tournament(
+    game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
+    bot: Annotated[
+        list[str] | None,
+        typer.Option("--bot", "-b", help="participants (default: two random bots)"),
+    ] = None,
+    games: Annotated[int, typer.Option(help="games per pairing")] = 10_000,
+    executor: Annotated[str, typer.Option(help="ray | local")] = "ray",
+    workers: Annotated[
+        list[int] | None, typer.Option(help="worker counts to compare (repeatable)")
+    ] = None,
+) -> None:
+    """End to end: schedule, play and store a round robin into a fresh SQLite database."""
+    from arena.service_bench import tournament_speed
+
+    participants = bot or ["random", "random:seed=1"]
+    counts = workers or [2]
+    table = Table(
+        title=f"{game} round robin, {' vs '.join(participants)}, {games} games per pairing, "
+        f"{executor} executor"
+    )
+    for column in (
+        "workers",
+        "games",
+        "stored",
+        "executor start s",
+        "play+store s",
+        "games/s",
+        "games/s incl. start",
+        "speed-up",
+    ):
+        table.add_column(column, justify="right")
+    baseline = None
+    for count in counts:
+        speed = tournament_speed(
+            game=game, bots=participants, games=games, executor=executor, workers=count
+        )
+        if executor == "ray":
+            import ray
+
+            ray.shutdown()
+        baseline = baseline or speed.games_per_second
+        table.add_row(
+            str(count),
+            str(speed.games),
+            str(speed.stored),
+            f"{speed.executor_start_seconds:.2f}",
+            f"{speed.setup_seconds + speed.run_seconds - speed.executor_start_seconds:.2f}",
+            f"{speed.games_per_second:,.0f}",
+            f"{speed.games_per_second_with_startup:,.0f}",
+            f"{speed.games_per_second / baseline:.2f}×",
+        )
     console.print(table)

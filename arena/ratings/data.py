@@ -218,6 +218,14 @@ class PairCounts:
             result: FloatArray = self.points.sum(axis=1) / self.games_played()
         return result
 
+    def record(self, player: str) -> tuple[int, int, int]:
+        """Wins, draws and losses of ``player`` against everyone.
+
+        Raises RatingError for an unknown name.
+        """
+        i = player_index(self.players, player)
+        return int(self.wins[i].sum()), int(self.draws[i].sum()), int(self.wins[:, i].sum())
+
     def head_to_head(self, player: str, opponent: str) -> tuple[int, int, int]:
         """Wins, draws and losses of ``player`` against ``opponent``.
 

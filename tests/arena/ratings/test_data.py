@@ -21,6 +21,9 @@ def test_aggregate_counts_wins_draws_and_losses_per_pair() -> None:
     assert counts.head_to_head("b", "a") == (1, 1, 2)
     assert counts.head_to_head("b", "c") == (0, 1, 0)
     assert counts.head_to_head("a", "c") == (0, 0, 1)
+    assert counts.record("a") == (2, 1, 2)
+    assert counts.record("b") == (1, 2, 2)
+    assert counts.record("c") == (1, 1, 0)
     assert counts.games_played().tolist() == [5, 5, 2]
     assert counts.points.sum(axis=1).tolist() == [2.5, 1.5 + 0.5, 1.5]
     assert counts.score_rate().tolist() == [0.5, 0.4, 0.75]

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.optimize import brentq, minimize
 
 from arena.ratings import (
@@ -239,3 +241,35 @@ def test_simulated_distributions_have_the_asked_normalised_elo() -> None:
     as_pentanomial = Pentanomial(ll=ll, ld=ld, dd=dd, wd=wd, ww=ww)
     assert normalized_elo(as_trinomial).elo == pytest.approx(30.0, abs=0.01)
     assert normalized_elo(as_pentanomial).elo == pytest.approx(30.0, abs=0.01)
+
+
+small_counts = st.integers(0, 60)
+
+
+@st.composite
+def any_counts(draw: st.DrawFn) -> Counts:
+    if draw(st.booleans()):
+        return Trinomial(
+            wins=draw(small_counts), draws=draw(small_counts), losses=draw(small_counts)
+        )
+    ll, ld, wl, dd, wd, ww = (draw(small_counts) for _ in range(6))
+    return Pentanomial(ll=ll, ld=ld, wl=wl, dd=dd, wd=wd, ww=ww)
+
+
+def mirrored(counts: Counts) -> Counts:
+    """The same results seen from the opponent's side."""
+    if isinstance(counts, Trinomial):
+        return Trinomial(wins=counts.losses, draws=counts.draws, losses=counts.wins)
+    return Pentanomial(
+        ll=counts.ww, ld=counts.wd, wl=counts.wl, dd=counts.dd, wd=counts.ld, ww=counts.ll
+    )
+
+
+@given(counts=any_counts(), elo0=st.floats(-30, 30), width=st.floats(1, 30))
+def test_llr_is_symmetric_under_swapping_sides(counts: Counts, elo0: float, width: float) -> None:
+    """Testing elo0 against elo1 for one side is testing −elo0 against −elo1 for the
+    other side: the likelihood ratio is the same number."""
+    elo1 = elo0 + width
+    forward = log_likelihood_ratio(counts, elo0, elo1)
+    backward = log_likelihood_ratio(mirrored(counts), -elo0, -elo1)
+    assert forward == pytest.approx(backward, rel=1e-6, abs=1e-6)
