@@ -1,0 +1,308 @@
+"""A greedy player for Kardinal & König.
+
+It values a position by the points every seat would score if the game ended now,
+plus credit for ship and carriage sets still within reach of the 5-symbol
+threshold; majorities that no one can overtake any more count in full, contested
+ones less. On its turn it searches every sequence of takes and tablet plays it may
+make (on a determinised state, with only the tablets it really holds) and follows
+the one that gains it the most over the average rival, counting stones paid and
+tablets used. Then it puts a stone on the end card a rival would profit from most
+(the rival's gain plus this player's loss), or on one it wants itself, keeping a
+stone in reserve unless the card is worth a lot; with an empty supply it moves a
+stone when that is clearly better.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, cast
+
+from bots.base import Bot
+from bots.registry import BotKind, register_bot_kind
+from engines.core import Action
+from engines.kardinal import (
+    CARD_COUNTRY,
+    CARD_INDEX,
+    CARRIAGE,
+    COUNTRIES,
+    SHIP,
+    SYMBOL_THRESHOLD,
+    TABLET_KINDS,
+    DeckTables,
+    EndTurn,
+    KardinalOptions,
+    KardinalState,
+    MoveStone,
+    PlaceStone,
+    PlayTablet,
+    Skip,
+    Take,
+    deck_tables,
+)
+
+STONE_VALUE: Final = 1.5
+"""What a stone in the supply is worth in points (to pay for blocked cards later)."""
+TABLET_VALUE: Final = {"reclaim": 0.5, "three": 1.0, "mixed": 1.5}
+"""What keeping a playable tablet is worth; playing it must gain more."""
+FACE_DOWN_VALUE: Final = 0.25
+"""A face-down tablet's expected worth with the default mix (three +1, one −2)."""
+SYMBOL_CREDIT: Final = 0.5
+"""Per symbol held toward a set of 5 that the cards left can still complete."""
+CONTESTED_WEIGHT: Final = 0.6
+"""How much a majority place counts while others could still overtake it."""
+NEXT_TO_END_WEIGHT: Final = 0.4
+"""How urgent blocking a card one step from an end is, against an end card."""
+OWN_CARD_WEIGHT: Final = 0.7
+"""A stone on a card one wants oneself counts less than one denying a rival."""
+MOVE_MARGIN: Final = 2.0
+MAX_TAKES_PER_TURN: Final = 5
+
+
+class Evaluator:
+    """Points per seat from the cards held, for trying out what taking cards would do."""
+
+    def __init__(self, observation: Mapping[str, Any], tables: DeckTables):
+        self.tables = tables
+        self.seats = int(observation["num_seats"])
+        countries = len(COUNTRIES)
+        self.counts = [[0] * countries for _ in range(self.seats)]
+        self.circles = [[0] * countries for _ in range(self.seats)]
+        self.symbols = [[0, 0, 0] for _ in range(self.seats)]
+        for seat, cards in enumerate(observation["holdings"]):
+            for card_id in cards:
+                self._add(seat, CARD_INDEX[card_id], 1)
+        self.left = [0] * countries
+        self.symbols_left = [0, 0, 0]
+        for row in observation["rows"]:
+            for card_id in row:
+                card = CARD_INDEX[card_id]
+                self.left[CARD_COUNTRY[card]] += 1
+                self.symbols_left[tables.symbol[card]] += 1
+
+    def _add(self, seat: int, card: int, sign: int) -> None:
+        country = CARD_COUNTRY[card]
+        self.counts[seat][country] += sign
+        self.circles[seat][country] += sign * self.tables.circles[card]
+        self.symbols[seat][self.tables.symbol[card]] += sign
+
+    def country_points(self, country: int) -> list[float]:
+        counts = [self.counts[s][country] for s in range(self.seats)]
+        levels = sorted({n for n in counts if n}, reverse=True)
+        size = COUNTRIES[country].size
+        left = self.left[country]
+        circles = [self.circles[s][country] for s in range(self.seats)]
+        most_circles = max(circles)
+        points = []
+        for seat, n in enumerate(counts):
+            if n == 0:
+                points.append(0.0)
+                continue
+            place = levels.index(n)
+            value = float(size if place == 0 else levels[place - 1])
+            rivals = [m for s, m in enumerate(counts) if s != seat]
+            safe = n > max(rivals, default=0) + left or left == 0
+            value *= 1.0 if safe else CONTESTED_WEIGHT
+            if circles[seat] == most_circles:
+                value += circles[seat] * (1.0 if left == 0 else CONTESTED_WEIGHT)
+            points.append(value)
+        return points
+
+    def symbol_points(self, seat: int) -> float:
+        total = 0.0
+        for kind in (SHIP, CARRIAGE):
+            held = self.symbols[seat][kind]
+            if held >= SYMBOL_THRESHOLD:
+                total += held
+            elif held + self.symbols_left[kind] >= SYMBOL_THRESHOLD:
+                total += SYMBOL_CREDIT * held
+        return total
+
+    def gains(self, seat: int, cards: Sequence[int]) -> list[float]:
+        """How every seat's points change if ``seat`` takes ``cards``."""
+        touched = sorted({CARD_COUNTRY[card] for card in cards})
+        before = [self.country_points(k) for k in touched]
+        symbols_before = self.symbol_points(seat)
+        for card in cards:
+            self._add(seat, card, 1)
+            self.left[CARD_COUNTRY[card]] -= 1
+            self.symbols_left[self.tables.symbol[card]] -= 1
+        after = [self.country_points(k) for k in touched]
+        symbols_after = self.symbol_points(seat)
+        for card in cards:
+            self._add(seat, card, -1)
+            self.left[CARD_COUNTRY[card]] += 1
+            self.symbols_left[self.tables.symbol[card]] += 1
+        changes = [
+            sum(a[s] - b[s] for a, b in zip(after, before, strict=True)) for s in range(self.seats)
+        ]
+        changes[seat] += symbols_after - symbols_before
+        return changes
+
+    def advantage(self, seat: int, cards: Sequence[int]) -> float:
+        """What ``seat`` gains by taking ``cards``, less what its rivals gain on average."""
+        changes = self.gains(seat, cards)
+        rivals = [c for s, c in enumerate(changes) if s != seat]
+        return changes[seat] - (sum(rivals) / len(rivals) if rivals else 0.0)
+
+
+class KardinalGreedyBot(Bot):
+    """Greedy turn planner with blocking stones (see the module docstring)."""
+
+    name = "kardinal-greedy"
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        assert self.info is not None, "new_game() tells the bot its game"
+        options = self.info.game.parse_options(observation["options"])
+        assert isinstance(options, KardinalOptions)
+        tables = deck_tables(options.deck)
+        evaluator = Evaluator(observation, tables)
+        turn = observation["turn"]
+        takes_possible = any(isinstance(a, Take | PlayTablet) for a in legal_actions)
+        if takes_possible:
+            plan = self._plan_takes(observation, evaluator)
+            if plan is not None and plan in legal_actions:
+                return plan
+        if not turn["taken"]:
+            return next(a for a in legal_actions if isinstance(a, Skip))
+        return self._choose_stone(observation, evaluator, legal_actions)
+
+    # -- taking -------------------------------------------------------------------------
+
+    def _plan_takes(self, observation: Mapping[str, Any], evaluator: Evaluator) -> Action | None:
+        """The first action of the best sequence of takes and plays; None to stop."""
+        assert self.info is not None, "new_game() tells the bot its game"
+        state = self.info.game.state_from_observation(observation, self.rng)
+        assert isinstance(state, KardinalState)
+        me = int(observation["seat"])
+        held = {kind: observation["my_tablets"].count(kind) for kind in TABLET_KINDS}
+        already = [CARD_INDEX[c] for c in observation["turn"]["taken"]]
+        _, first = self._search(state, me, evaluator, held, already, [], 0.0)
+        return first
+
+    def _search(
+        self,
+        state: KardinalState,
+        me: int,
+        evaluator: Evaluator,
+        held: dict[str, int],
+        already: list[int],
+        path: list[int],
+        cost: float,
+    ) -> tuple[float, Action | None]:
+        """Best (value, first action) from here; stopping is worth the path so far."""
+        taken = already + path
+        # Stopping before the first take is no option: taking is compulsory when possible.
+        stop_value = evaluator.advantage(me, taken) - cost if taken else float("-inf")
+        best: tuple[float, Action | None] = (stop_value, None)
+        if len(path) >= MAX_TAKES_PER_TURN or state.is_terminal():
+            return best
+        for action in state.legal_actions():
+            if isinstance(action, Take):
+                step_cost = 0.0
+                owner = state.stone_on(action.card)
+                if owner is not None and owner != me:
+                    step_cost += STONE_VALUE
+                if state.has_face_down_tablet(action.card):
+                    step_cost -= FACE_DOWN_VALUE
+                child = cast(KardinalState, state.clone())
+                child.apply_unchecked(action)
+                value, _ = self._search(
+                    child, me, evaluator, held, already, [*path, action.card], cost + step_cost
+                )
+            elif isinstance(action, PlayTablet):
+                kind = TABLET_KINDS[action.kind]
+                if held.get(kind, 0) == 0:
+                    continue  # picked up in this search: its kind is only a guess
+                step_cost = TABLET_VALUE[kind]
+                if kind == "reclaim":
+                    step_cost -= STONE_VALUE * state.spent(me)
+                child = cast(KardinalState, state.clone())
+                child.apply_unchecked(action)
+                value, _ = self._search(
+                    child,
+                    me,
+                    evaluator,
+                    {**held, kind: held[kind] - 1},
+                    already,
+                    path,
+                    cost + step_cost,
+                )
+            else:
+                continue
+            if value > best[0]:
+                best = (value, action)
+        return best
+
+    # -- stones -------------------------------------------------------------------------
+
+    def _choose_stone(
+        self,
+        observation: Mapping[str, Any],
+        evaluator: Evaluator,
+        legal_actions: Sequence[Action],
+    ) -> Action:
+        me = int(observation["seat"])
+        urgency = self._urgency(observation)
+        worth: dict[int, float] = {}
+
+        def value(card: int) -> float:
+            if card not in worth:
+                weight = urgency.get(card, 0.0)
+                if weight == 0.0:
+                    worth[card] = 0.0
+                else:
+                    rival_gain = max(
+                        (
+                            changes[s] - changes[me]
+                            for s in range(evaluator.seats)
+                            if s != me
+                            for changes in [evaluator.gains(s, [card])]
+                        ),
+                        default=0.0,
+                    )
+                    own_gain = evaluator.advantage(me, [card])
+                    worth[card] = weight * max(rival_gain, OWN_CARD_WEIGHT * own_gain)
+            return worth[card]
+
+        end_turn = next(a for a in legal_actions if isinstance(a, EndTurn))
+        supply = observation["supply"][me]
+        places = [a for a in legal_actions if isinstance(a, PlaceStone)]
+        if places:
+            best = max(places, key=lambda a: value(a.card))
+            threshold = 1.0 if supply >= 2 else 4.0
+            return best if value(best.card) >= threshold else end_turn
+        moves = [a for a in legal_actions if isinstance(a, MoveStone)]
+        if moves:
+            best_move = max(moves, key=lambda a: value(a.target) - value(a.source))
+            if value(best_move.target) - value(best_move.source) >= MOVE_MARGIN:
+                return best_move
+        return end_turn
+
+    @staticmethod
+    def _urgency(observation: Mapping[str, Any]) -> dict[int, float]:
+        """End cards 1, the cards next to them a little: what rivals may take soon."""
+        urgency: dict[int, float] = {}
+        for row in observation["rows"]:
+            cards = [CARD_INDEX[c] for c in row]
+            for card in cards[1:2] + cards[-2:-1]:
+                urgency[card] = NEXT_TO_END_WEIGHT
+            for card in cards[:1] + cards[-1:]:
+                urgency[card] = 1.0
+        return urgency
+
+
+register_bot_kind(
+    BotKind(
+        "kardinal-greedy",
+        KardinalGreedyBot,
+        "Kardinal & König: greedy turn planner, blocks rivals' best end cards with stones",
+        games=frozenset({"kardinal"}),
+    )
+)
