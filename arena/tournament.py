@@ -9,6 +9,7 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
 from collections.abc import Callable
@@ -361,6 +362,8 @@ class TournamentRunner:
             status = COMPLETED
             message = scheduler.stop_reason()
         set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
+        if status == COMPLETED:
+            _snapshot(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
             status=status,
@@ -370,6 +373,14 @@ class TournamentRunner:
             seconds=time.monotonic() - started,
             message=message,
         )
+
+
+def _snapshot(engine: Engine, tournament_id: int) -> None:
+    """Record the final ratings; a tournament that cannot be rated still completes."""
+    from arena.report import snapshot_ratings
+
+    with contextlib.suppress(ArenaError):
+        snapshot_ratings(engine, tournament_id)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

@@ -186,3 +186,23 @@ def cancel(
     engine = database(db)
     cancel_tournament(engine, tournament_id)
     console.print(f"tournament {tournament_id} cancelled")
+
+
+def demo(
+    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="database (default: demo.db here)")] = None,
+) -> None:
+    """Run the embedded demo tournament and print its report."""
+    from arena.cli.report import emit
+    from arena.demo import DEMO_CONFIG
+    from arena.report import tournament_report
+
+    overrides = {"executor": executor} if executor else {}
+    config = load_config(None, {**DEMO_CONFIG, **overrides})
+    engine = database(db or "demo.db")
+    tournament_id = create_tournament(engine, config, "demo")
+    console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    summary = TournamentRunner(engine, tournament_id, console=console).run()
+    _report_run(summary)
+    console.print()
+    emit(tournament_report(engine, tournament_id), "text", None, None)

@@ -276,3 +276,9 @@ def test_ray_executor_with_two_workers(db: Path) -> None:
     workers = {r[0] for r in rows(db, "SELECT worker FROM game")}
     assert workers and all(":" in str(w) for w in workers)
     assert rows(db, 'SELECT count(DISTINCT "index") FROM game') == [(200,)]
+
+
+def test_the_demo_config_file_matches_the_embedded_demo() -> None:
+    from arena.demo import DEMO_CONFIG
+
+    assert read_config_file(CONFIGS / "demo.toml") == DEMO_CONFIG

@@ -1,0 +1,96 @@
+"""``arena report TOURNAMENT`` and ``arena leaderboard GAME``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from arena.cli.common import DbOption, database
+from arena.cli.console import console
+from arena.errors import ArenaError
+from arena.report import Report, game_leaderboard, tournament_report
+from arena.report_format import FORMATS, render_text, to_csv, to_html, to_json, to_markdown
+from arena.report_plot import plot_report
+
+FormatOption = Annotated[str, typer.Option("--format", "-f", help=" | ".join(FORMATS))]
+AnchorOption = Annotated[
+    str | None, typer.Option(help="fix a bot's Elo, e.g. random@1=0 (default: mean 0)")
+]
+IntervalOption = Annotated[
+    Literal["hessian", "bootstrap"], typer.Option(help="how the 95% intervals are computed")
+]
+PlotOption = Annotated[
+    Path | None, typer.Option(help="also draw ratings and head-to-head into this PNG")
+]
+OutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="write to this file instead of the screen")
+]
+
+
+def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> None:
+    """Render ``report`` in ``fmt`` to ``output`` (or the screen), and draw ``plot``.
+
+    Raises:
+        ArenaError: an unknown format or a file that cannot be written.
+    """
+    if fmt not in FORMATS:
+        raise ArenaError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    if fmt == "text":
+        if output is not None:
+            raise ArenaError("--output needs --format md, html, json or csv")
+        render_text(report, console)
+    else:
+        text = {"md": to_markdown, "html": to_html, "json": to_json, "csv": to_csv}[fmt](report)
+        if output is None:
+            console.out(text, end="", highlight=False)
+        else:
+            try:
+                output.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
+    if plot is not None:
+        plot_report(report, plot)
+
+
+def report(
+    tournament_id: Annotated[int, typer.Argument(metavar="TOURNAMENT", help="its id")],
+    fmt: FormatOption = "text",
+    anchor: AnchorOption = None,
+    interval: IntervalOption = "hessian",
+    plot: PlotOption = None,
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """Standings with Elo ± interval, W/D/L or mean place, forfeits, head-to-head."""
+    emit(
+        tournament_report(database(db), tournament_id, anchor=anchor, interval=interval),
+        fmt,
+        output,
+        plot,
+    )
+
+
+def leaderboard(
+    game: Annotated[str, typer.Argument(metavar="GAME")],
+    seats: Annotated[int | None, typer.Option(help="rank games of this seat count")] = None,
+    fmt: FormatOption = "text",
+    anchor: AnchorOption = None,
+    interval: IntervalOption = "hessian",
+    plot: PlotOption = None,
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """Rank every bot version across all tournaments of GAME."""
+    emit(
+        game_leaderboard(database(db), game, anchor=anchor, interval=interval, seats=seats),
+        fmt,
+        output,
+        plot,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+    app.command("leaderboard")(leaderboard)

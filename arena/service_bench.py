@@ -1,0 +1,90 @@
+"""End-to-end tournament benchmarks: scheduling, playing and storing every record."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from arena.config import validate_config
+from arena.db import open_database
+from arena.storage import count_stored
+from arena.tournament import TournamentRunner, create_tournament
+
+
+@dataclass(frozen=True)
+class TournamentSpeed:
+    games: int
+    stored: int
+    executor: str
+    workers: int
+    setup_seconds: float
+    """Creating the tournament and writing its schedule."""
+    run_seconds: float
+    """Starting the executor, playing and storing every game."""
+    executor_start_seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        """Games per second from scheduling to the last stored record, executor start-up
+        (Ray's cluster start) excluded."""
+        return self.games / (self.setup_seconds + self.run_seconds - self.executor_start_seconds)
+
+    @property
+    def games_per_second_with_startup(self) -> float:
+        return self.games / (self.setup_seconds + self.run_seconds)
+
+
+def tournament_speed(
+    *,
+    game: str,
+    bots: list[str],
+    games: int,
+    executor: str,
+    workers: int,
+    seed: int = 1,
+    folder: Path | None = None,
+) -> TournamentSpeed:
+    """Run one round robin of ``games`` games per pairing into a fresh SQLite database."""
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        engine = open_database(str(Path(tmp) / "bench.db"))
+        config = validate_config(
+            {
+                "game": game,
+                "bots": bots,
+                "games": games,
+                "seed": seed,
+                "executor": executor,
+                "workers": workers,
+                "name": "bench",
+            },
+            "bench",
+        )
+        started = time.perf_counter()
+        tournament_id = create_tournament(engine, config)
+        scheduled = time.perf_counter()
+        runner = TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO()))
+        executor_start = 0.0
+        if executor == "ray":
+            from arena.execution import RayExecutor
+
+            probe = time.perf_counter()
+            RayExecutor(workers=workers).start()  # the runner reuses the running instance
+            executor_start = time.perf_counter() - probe
+        summary = runner.run()
+        finished = time.perf_counter()
+        stored = count_stored(engine, tournament_id)
+        engine.dispose()
+    return TournamentSpeed(
+        games=summary.scheduled,
+        stored=stored,
+        executor=executor,
+        workers=workers,
+        setup_seconds=scheduled - started,
+        run_seconds=finished - scheduled,
+        executor_start_seconds=executor_start,
+    )
