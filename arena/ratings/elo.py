@@ -20,7 +20,14 @@ from scipy.sparse import csgraph
 from scipy.special import expit, log_expit
 from scipy.stats import norm
 
-from arena.ratings.data import FloatArray, PairCounts, PairwiseGames, frozen_floats, player_index
+from arena.ratings.data import (
+    FloatArray,
+    IntArray,
+    PairCounts,
+    PairwiseGames,
+    frozen_floats,
+    player_index,
+)
 from arena.ratings.errors import RatingError
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -353,37 +360,28 @@ def _bootstrap(
 ) -> FloatArray:
     """Ratings (logits, mean 0) of ``samples`` resamples of whole rotations, one per row.
 
-    Each rotation's games are first summed per unordered pair of players, so a resample
-    is two weighted ``bincount`` calls over those sums and a warm-started Newton fit.
+    A resample draws as many rotations as there are, uniformly with replacement. Only
+    how many rotations of each kind it drew matters (see :func:`_rotation_kinds`): a
+    multinomial draw over the kinds, then a warm-started Newton fit on their totals.
     """
     n = len(games.players)
-    low = np.minimum(games.first, games.second)
-    high = np.maximum(games.first, games.second)
-    low_points = np.where(games.first == low, games.score, 1.0 - games.score)
-    _, cluster_of_game = np.unique(games.group, return_inverse=True)
-    clusters = int(cluster_of_game.max()) + 1
-    key = cluster_of_game * (n * n) + low * n + high
-    entries, entry_of_game = np.unique(key, return_inverse=True)
-    entry_points = np.bincount(entry_of_game, weights=low_points)
-    entry_games = np.bincount(entry_of_game).astype(np.float64)
-    entry_cluster = entries // (n * n)
-    entry_pair = entries % (n * n)
-    entry_pair_mirror = (entry_pair % n) * n + entry_pair // n
+    kind_of_cluster, kind_count, kind_points, kind_games = _rotation_kinds(games)
+    clusters, kinds = kind_of_cluster.size, kind_count.size
     rng = np.random.default_rng(seed)
     result = np.empty((samples, n))
     for sample in range(samples):
-        weight = np.bincount(rng.integers(0, clusters, clusters), minlength=clusters)
-        entry_weight = weight[entry_cluster]
-        low_scored = np.bincount(
-            entry_pair, weights=entry_weight * entry_points, minlength=n * n
-        ).reshape(n, n)
-        high_scored = np.bincount(
-            entry_pair_mirror,
-            weights=entry_weight * (entry_games - entry_points),
-            minlength=n * n,
-        ).reshape(n, n)
-        points: FloatArray = (low_scored + high_scored).astype(np.float64)
-        played: FloatArray = points + points.T
+        # Both lines draw the same multinomial; numpy's sampler is fast for few kinds,
+        # drawing rotations one by one is fast when nearly every rotation is unique.
+        if kinds * 8 < clusters:
+            drawn = rng.multinomial(clusters, kind_count / clusters)
+        else:
+            drawn = np.bincount(
+                kind_of_cluster[rng.integers(0, clusters, clusters)], minlength=kinds
+            )
+        low_scored = (kind_points.T @ drawn).reshape(n, n)
+        played_once = (kind_games.T @ drawn).reshape(n, n)
+        points: FloatArray = (low_scored + (played_once - low_scored).T).astype(np.float64)
+        played: FloatArray = played_once + played_once.T
         points, played = _with_prior(points, played, prior_draws)
         if not _strongly_connected(points):
             points, played = _with_prior(points, played, BOOTSTRAP_FALLBACK_DRAWS)
@@ -395,6 +393,71 @@ def _bootstrap(
     if kept.shape[0] < 2:
         raise RatingError("too few bootstrap samples give ratings; use the hessian interval")
     return kept
+
+
+_MAX_KIND_WIDTH = 64
+"""Rotations spanning more pairs of players than this are each a kind of their own."""
+
+
+def _rotation_kinds(
+    games: PairwiseGames,
+) -> tuple[IntArray, IntArray, sparse.csr_matrix, sparse.csr_matrix]:
+    """Group rotations that are interchangeable for the fit.
+
+    A rotation enters the fit only through its totals per unordered pair of players
+    (games, and points of the lower-numbered player); rotations with the same totals
+    are of one *kind*. Two-player rotations fall into a few kinds per pair, so a million
+    games collapse to a few thousand kinds.
+
+    Returns the kind of each rotation, the number of rotations of each kind, and per
+    kind the lower-numbered players' points and the games per pair (kinds × n² sparse
+    matrices, pair ``low·n + high``).
+    """
+    n = len(games.players)
+    low = np.minimum(games.first, games.second)
+    high = np.maximum(games.first, games.second)
+    low_points = np.where(games.first == low, games.score, 1.0 - games.score)
+    _, cluster_of_game = np.unique(games.group, return_inverse=True)
+    clusters = int(cluster_of_game.max()) + 1
+    entries, entry_of_game = np.unique(
+        cluster_of_game * (n * n) + low * n + high, return_inverse=True
+    )
+    entry_cluster, entry_pair = entries // (n * n), entries % (n * n)
+    entry_points = np.bincount(entry_of_game, weights=low_points)
+    entry_games = np.bincount(entry_of_game).astype(np.float64)
+    most_games = int(entry_games.max())
+    doubled_points = np.rint(2.0 * entry_points).astype(np.int64)
+    entry_value = (entry_pair * (2 * most_games + 1) + doubled_points) * (most_games + 1)
+    _, entry_code = np.unique(entry_value + entry_games.astype(np.int64), return_inverse=True)
+    sizes = np.bincount(entry_cluster, minlength=clusters)
+    width = int(sizes.max())
+    if width <= _MAX_KIND_WIDTH:
+        # Entries are sorted by rotation, then pair: a rotation's row of entry codes
+        # (padded with 0) identifies its kind; number the distinct rows column by column.
+        first_entry = np.cumsum(sizes) - sizes
+        signature = np.zeros((clusters, width), dtype=np.int64)
+        column = np.arange(entries.size) - first_entry[entry_cluster]
+        signature[entry_cluster, column] = entry_code.ravel() + 1
+        codes = int(signature.max()) + 1
+        row_number = np.zeros(clusters, dtype=np.int64)
+        for position in range(width):
+            _, row_number = np.unique(
+                row_number * codes + signature[:, position], return_inverse=True
+            )
+        _, representative, kind_of_cluster, kind_count = np.unique(
+            row_number, return_index=True, return_inverse=True, return_counts=True
+        )
+    else:
+        representative = kind_of_cluster = np.arange(clusters)
+        kind_count = np.ones(clusters, dtype=np.int64)
+    kind_of_representative = np.full(clusters, -1)
+    kind_of_representative[representative] = np.arange(representative.size)
+    chosen = kind_of_representative[entry_cluster] >= 0
+    rows = kind_of_representative[entry_cluster[chosen]]
+    shape = (representative.size, n * n)
+    kind_points = sparse.csr_matrix((entry_points[chosen], (rows, entry_pair[chosen])), shape=shape)
+    kind_games = sparse.csr_matrix((entry_games[chosen], (rows, entry_pair[chosen])), shape=shape)
+    return kind_of_cluster.ravel(), kind_count, kind_points, kind_games
 
 
 def _strongly_connected(points: FloatArray) -> bool:

@@ -12,12 +12,15 @@ from scipy.stats import norm
 
 from arena.ratings import (
     Anchor,
+    EloRatings,
+    GameResult,
     IntervalMethod,
     PairwiseGames,
     RatingError,
     elo_difference,
     expected_score,
     fit_elo,
+    pairwise_games,
     parse_anchor,
 )
 from arena.ratings.simulate import simulate_rotations
@@ -302,3 +305,50 @@ def test_large_tournament_is_recovered_within_the_intervals() -> None:
     centred = truth - truth.mean()
     assert np.mean((ratings.lower <= centred) & (centred <= ratings.upper)) >= 0.85
     assert np.max(np.abs(ratings.elo - centred)) < 4 * np.max(ratings.upper - ratings.elo)
+
+
+def standard_errors(ratings: EloRatings) -> np.ndarray:
+    return np.sqrt(np.diag(ratings.covariance))
+
+
+def round_robins(rng: np.random.Generator, elo: np.ndarray, rounds: int) -> PairwiseGames:
+    """Every pair plays once per round, a round being one group: 66 pairs per group for
+    twelve players, more than a rotation kind may span."""
+    first, second = np.triu_indices(elo.size, 1)
+    expected = 1 / (1 + 10 ** ((elo[second] - elo[first]) / 400))
+    scores = (rng.random((rounds, first.size)) < expected).astype(float)
+    return PairwiseGames.from_arrays(
+        [f"p{i}" for i in range(elo.size)],
+        np.tile(first, rounds),
+        np.tile(second, rounds),
+        scores.ravel(),
+        np.repeat(np.arange(rounds), first.size),
+    )
+
+
+def four_player_games(rng: np.random.Generator, elo: np.ndarray, games: int) -> PairwiseGames:
+    """Plackett–Luce four-player games (an exponential race), decomposed into pairs."""
+    results = []
+    for _ in range(games):
+        seats = rng.choice(elo.size, 4, replace=False)
+        places = np.argsort(np.argsort(rng.exponential(10 ** (-elo[seats] / 400)))) + 1
+        results.append(GameResult(tuple(f"p{s:02}" for s in seats), tuple(map(int, places))))
+    return pairwise_games(results)
+
+
+@pytest.mark.parametrize("shape", ["rotations of two", "four-player games", "rounds of 66 pairs"])
+def test_bootstrap_and_sandwich_agree_on_large_data(shape: str) -> None:
+    """Two estimates of the same covariance; they must agree once data are plentiful,
+    whether rotations collapse to few kinds or each round is unique."""
+    rng = np.random.default_rng(4)
+    truth = rng.normal(0.0, 150.0, 12)
+    if shape == "rotations of two":
+        games = simulate_rotations(truth, 20_000, rng=rng, draw_rate=0.3, seat_effect=0.6)
+    elif shape == "four-player games":
+        games = four_player_games(rng, truth, 3000)
+    else:
+        games = round_robins(rng, truth, 600)
+    bootstrap = fit_elo(games, interval="bootstrap", bootstrap_samples=400, seed=1)
+    sandwich = fit_elo(games)
+    ratio = standard_errors(bootstrap) / standard_errors(sandwich)
+    assert np.all((ratio > 0.85) & (ratio < 1.15)), ratio
