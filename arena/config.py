@@ -15,8 +15,8 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from arena.errors import ConfigError
-from engines.errors import GameError
+from arena.errors import ArenaError, ConfigError
+from engines.errors import GameError, OptionError
 from engines.registry import get_game
 
 FORMATS = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
@@ -183,4 +183,17 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
     """
     data = read_config_file(path) if path is not None else {}
     data.update({key: value for key, value in overrides.items() if value is not None})
-    return validate_config(data, config_source(path))
+    source = config_source(path)
+    game = data.get("game")
+    if isinstance(game, str) and isinstance(data.get("options"), dict):
+        from arena.options import resolve_file_options
+
+        try:
+            data["options"] = resolve_file_options(
+                game, data["options"], path.parent if path is not None else None
+            )
+        except (ArenaError, OptionError) as exc:
+            raise ConfigError(f"{source}: field 'options': {exc}") from None
+        except GameError:
+            pass  # an unknown game: validation below names it
+    return validate_config(data, source)

@@ -8,11 +8,12 @@ Chunks are sized from the measured game time so that per-task overhead stays sma
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from engines.registry import get_game
 TARGET_CHUNK_SECONDS = 0.5
 FIRST_CHUNK_GAMES = 4
 MAX_CHUNK_GAMES = 2_000
+LOCAL_MAX_CHUNK_GAMES = 64
 
 
 class ExecutionError(ArenaError):
@@ -98,7 +100,7 @@ def play_planned_game(context: TournamentContext, planned: PlannedGame) -> Playe
         try:
             bots.append(_bot_for(context, bot_id, seat))
         except BotLoadError as exc:
-            return _forfeit_before_start(context, planned, labels, seat, str(exc), started)
+            return forfeited_game(context, planned, seat, CRASH, str(exc))
     try:
         record = play_game(state, bots, players=labels, time_control=context.time_control)
     except Exception as exc:  # an engine bug must not take the tournament down
@@ -121,26 +123,24 @@ def play_planned_game(context: TournamentContext, planned: PlannedGame) -> Playe
     )
 
 
-def _forfeit_before_start(
-    context: TournamentContext,
-    planned: PlannedGame,
-    labels: list[str],
-    seat: int,
-    message: str,
-    started: float,
+def forfeited_game(
+    context: TournamentContext, planned: PlannedGame, seat: int, reason: str, message: str
 ) -> PlayedGame:
+    """A game ``seat`` forfeits before its first move (its bot failed to load, or was
+    suspended); the record holds the deal and no actions."""
+    started = time.perf_counter()
     game = get_game(context.game)
     state = game.new_initial_state(
         seed=planned.seed, seats=len(planned.seats), options=context.options
     )
-    outcome = game.forfeit_outcome(state, seat, CRASH)
+    outcome = game.forfeit_outcome(state, seat, reason)
     record = {
         "format": "arena-record/1",
         "game": game.name,
         "options": game.options_to_dict(state.options),
         "seats": len(planned.seats),
         "seed": planned.seed,
-        "players": labels,
+        "players": [context.bots[bot_id].label for bot_id in planned.seats],
         "deal": dict(state.deal()),
         "actions": [],
         "outcome": {**outcome.to_dict(), "details": {"message": message[:500]}},
@@ -155,7 +155,7 @@ def _forfeit_before_start(
         outcome.ranking,
         outcome.termination,
         seat,
-        CRASH,
+        reason,
         json.dumps(record),
         time.perf_counter() - started,
         worker_name(),
@@ -204,6 +204,7 @@ class ChunkSizer:
     """Sizes chunks from the measured time per game, aiming at TARGET_CHUNK_SECONDS."""
 
     target_seconds: float = TARGET_CHUNK_SECONDS
+    max_games: int = MAX_CHUNK_GAMES
     games: int = 0
     seconds: float = 0.0
 
@@ -215,7 +216,7 @@ class ChunkSizer:
         if self.games == 0 or self.seconds <= 0:
             return FIRST_CHUNK_GAMES
         per_game = self.seconds / self.games
-        return max(1, min(MAX_CHUNK_GAMES, round(self.target_seconds / per_game)))
+        return max(1, min(self.max_games, round(self.target_seconds / per_game)))
 
 
 ResultHandler = Callable[[ChunkResult], bool]
@@ -224,12 +225,15 @@ ResultHandler = Callable[[ChunkResult], bool]
 
 @dataclass
 class LocalExecutor:
-    """Plays every chunk in this process: the same code path as Ray, for debugging."""
+    """Plays every chunk in this process: the same code path as Ray, for debugging.
 
-    sizer: ChunkSizer = field(default_factory=ChunkSizer)
+    Chunks cost nothing here, so they stay small: the driver then stores, checks for
+    cancellation and suspends bots often."""
+
+    sizer: ChunkSizer = field(default_factory=lambda: ChunkSizer(0.05, LOCAL_MAX_CHUNK_GAMES))
 
     def run(
-        self, context: TournamentContext, games: Sequence[PlannedGame], handle: ResultHandler
+        self, context: TournamentContext, games: Iterable[PlannedGame], handle: ResultHandler
     ) -> None:
         for chunk in _chunks(games, self.sizer):
             result = play_chunk(context, chunk)
@@ -241,12 +245,11 @@ class LocalExecutor:
         _bot_cache.clear()
 
 
-def _chunks(games: Sequence[PlannedGame], sizer: ChunkSizer) -> Iterator[list[PlannedGame]]:
-    position = 0
-    while position < len(games):
-        size = sizer.size()
-        yield list(games[position : position + size])
-        position += size
+def _chunks(games: Iterable[PlannedGame], sizer: ChunkSizer) -> Iterator[list[PlannedGame]]:
+    # Games are drawn lazily, so the driver can drop games of a bot suspended meanwhile.
+    source = iter(games)
+    while chunk := list(itertools.islice(source, sizer.size())):
+        yield chunk
 
 
 @dataclass
@@ -290,7 +293,7 @@ class RayExecutor:
         return int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
 
     def run(
-        self, context: TournamentContext, games: Sequence[PlannedGame], handle: ResultHandler
+        self, context: TournamentContext, games: Iterable[PlannedGame], handle: ResultHandler
     ) -> None:
         import ray
 

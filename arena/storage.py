@@ -221,3 +221,16 @@ def participants(session: Session, tournament_id: int) -> list[Participant]:
             .order_by(col(Participant.position))
         ).all()
     )
+
+
+def fault_history(engine: Engine, tournament_id: int) -> list[PlayedGame]:
+    """Stored games reduced to who sat where and who forfeited why (for suspensions)."""
+    g = GAME_TABLE
+    query = sa.select(g.c.seats, g.c.offender, g.c.reason, g.c.status).where(
+        g.c.tournament_id == tournament_id
+    )
+    with engine.connect() as connection:
+        return [
+            PlayedGame(0, 0, tuple(seats), status, (), (), "", offender, reason, "", 0.0, "")
+            for seats, offender, reason, status in connection.execute(query)
+        ]

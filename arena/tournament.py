@@ -12,24 +12,32 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from arena.botstore import resolve_bot, spec_of
 from arena.config import TournamentConfig, validate_config
 from arena.db import session_scope, with_retries
 from arena.errors import ArenaError, ConfigError
-from arena.execution import ChunkResult, PlayedGame, TournamentContext, make_executor
+from arena.execution import (
+    ChunkResult,
+    PlayedGame,
+    TournamentContext,
+    forfeited_game,
+    make_executor,
+)
+from arena.health import SUSPENDED, BotHealth
 from arena.models import BotVersion, Participant, Tournament, utcnow
 from arena.progress import ProgressDisplay, Standings
 from arena.runner import TimeControl
 from arena.scheduling import (
     FixedScheduler,
+    PlannedGame,
     Scheduler,
     gauntlet_tables,
     round_robin_tables,
@@ -38,6 +46,7 @@ from arena.scheduling import (
 )
 from arena.storage import (
     count_stored,
+    fault_history,
     finished_games,
     get_tournament,
     participants,
@@ -190,12 +199,12 @@ class _Buffer:
     played_now: int = 0
     last_flush: float = field(default_factory=time.monotonic)
 
-    def add(self, result: ChunkResult) -> None:
-        for game in result.games:
+    def add(self, games: list[PlayedGame]) -> None:
+        for game in games:
             self.games.append(game)
             if game.status != "error":
                 self.standings.add(game.seats, game.ranking, game.returns, game.offender)
-        self.played_now += len(result.games)
+        self.played_now += len(games)
 
     def due(self) -> bool:
         return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
@@ -233,6 +242,11 @@ class TournamentRunner:
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
         self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+        self.health = BotHealth(self.config.max_crash_rate)
+        for participant in self.participants:
+            if participant.suspended:
+                self.health.suspended[participant.bot_id] = participant.suspended_reason or ""
+        self.health.observe(fault_history(engine, tournament_id))
         self.executor_kind = executor or self.config.executor
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
@@ -315,7 +329,7 @@ class TournamentRunner:
     def _play(
         self,
         executor: Any,
-        pending: list[Any],
+        pending: list[PlannedGame],
         buffer: _Buffer,
         display: ProgressDisplay,
         scheduled: int,
@@ -323,8 +337,32 @@ class TournamentRunner:
         done_before = scheduled - len(pending)
         outcome: dict[str, str | None] = {"stop": None}
 
+        context = self.context()
+
+        def feed() -> Iterator[PlannedGame]:
+            # Games of a bot suspended meanwhile are forfeited without being played.
+            for planned in pending:
+                offender = self.health.suspended_seat(planned.seats)
+                if offender is None:
+                    yield planned
+                    continue
+                bot_id = planned.seats[offender]
+                buffer.add(
+                    [
+                        forfeited_game(
+                            context,
+                            planned,
+                            offender,
+                            SUSPENDED,
+                            f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
+                        )
+                    ]
+                )
+
         def handle(result: ChunkResult) -> bool:
-            buffer.add(result)
+            buffer.add(result.games)
+            for bot_id, why in self.health.observe(result.games):
+                self._suspend(bot_id, why)
             if buffer.due():
                 buffer.flush()
                 if self.on_flush is not None:
@@ -336,10 +374,24 @@ class TournamentRunner:
             return True
 
         buffer.played_now = 0
-        executor.run(self.context(), pending, handle)
+        executor.run(context, feed(), handle)
         buffer.flush()
         display.update(done_before + buffer.played_now, scheduled, buffer.standings)
         return outcome["stop"]
+
+    def _suspend(self, bot_id: int, why: str) -> None:
+        label = self.bots[bot_id].label
+        with session_scope(self.engine) as session:
+            for participant in session.exec(
+                select(Participant).where(
+                    Participant.tournament_id == self.tournament_id,
+                    Participant.bot_id == bot_id,
+                )
+            ):
+                participant.suspended = True
+                participant.suspended_reason = why
+                session.add(participant)
+        self.console.print(f"[bold red]suspended[/] {label}: {why}")
 
     def _finish(
         self,

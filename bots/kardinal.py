@@ -148,7 +148,7 @@ class Evaluator:
 class KardinalGreedyBot(Bot):
     """Greedy turn planner with blocking stones (see the module docstring)."""
 
-    name = "kardinal-greedy"
+    name = "greedy"
 
     def act(
         self,
@@ -300,7 +300,7 @@ class KardinalGreedyBot(Bot):
 
 register_bot_kind(
     BotKind(
-        "kardinal-greedy",
+        "greedy",
         KardinalGreedyBot,
         "Kardinal & König: greedy turn planner, blocks rivals' best end cards with stones",
         games=frozenset({"kardinal"}),

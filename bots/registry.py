@@ -85,19 +85,35 @@ class BotKind:
         return self.factory(**self.validate_params(params))
 
 
-_KINDS: dict[str, BotKind] = {}
+_KINDS: dict[str, list[BotKind]] = {}
 
 
 def register_bot_kind(kind: BotKind) -> BotKind:
-    """Add a kind; later games' modules call this for their own bots."""
-    _KINDS[kind.name] = kind
+    """Add a kind. Several kinds may share a name (``greedy``) when they play
+    different games.
+
+    Raises:
+        ValueError: a kind of that name already plays one of the same games.
+    """
+    same_name = _KINDS.setdefault(kind.name, [])
+    for other in same_name:
+        if other.factory is kind.factory:
+            return other  # the module was imported again
+        if other.games is None or kind.games is None or other.games & kind.games:
+            raise ValueError(f"two bot kinds named {kind.name!r} play the same game")
+    same_name.append(kind)
     return kind
 
 
 def all_bot_kinds(game: str | None = None) -> list[BotKind]:
     """Every kind (that plays ``game``, when given), sorted by name."""
     _load_builtin_bots()
-    return [k for name, k in sorted(_KINDS.items()) if game is None or k.plays(game)]
+    return [
+        kind
+        for name in sorted(_KINDS)
+        for kind in _KINDS[name]
+        if game is None or kind.plays(game)
+    ]
 
 
 def get_bot_kind(name: str, game: str) -> BotKind:
@@ -109,12 +125,13 @@ def get_bot_kind(name: str, game: str) -> BotKind:
     """
     game_name = get_game(game).name
     _load_builtin_bots()
-    kind = _KINDS.get(name.strip().lower())
-    if kind is None or not kind.plays(game_name):
-        playable = ", ".join(k.name for k in all_bot_kinds(game_name))
-        problem = "unknown bot" if kind is None else "bot that does not play " + game_name
-        raise UnknownBotError(f"{problem}: {name!r} (bots for {game_name}: {playable})")
-    return kind
+    kinds = _KINDS.get(name.strip().lower(), [])
+    for kind in kinds:
+        if kind.plays(game_name):
+            return kind
+    playable = ", ".join(k.name for k in all_bot_kinds(game_name))
+    problem = "unknown bot" if not kinds else "bot that does not play " + game_name
+    raise UnknownBotError(f"{problem}: {name!r} (bots for {game_name}: {playable})")
 
 
 def make_bot(name: str, game: str, params: Mapping[str, Any] | None = None) -> Bot:

@@ -59,6 +59,17 @@ class OptionSpec:
     help: str
 
 
+def _schema_type(schema: Mapping[str, Any]) -> str:
+    """A short name for a JSON-schema alternative: its type, constant or referenced model."""
+    if "type" in schema:
+        return str(schema["type"])
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    return "value"
+
+
 class Game(ABC):
     """A game: its facets, its options and a factory of states.
 
@@ -125,7 +136,7 @@ class Game(ABC):
             if "enum" in prop:
                 kind = " | ".join(json.dumps(v) for v in prop["enum"])
             elif "anyOf" in prop:
-                kind = " | ".join(str(p.get("type", p.get("const", "?"))) for p in prop["anyOf"])
+                kind = " | ".join(_schema_type(p) for p in prop["anyOf"])
             else:
                 kind = str(prop.get("type", "value"))
             specs.append(OptionSpec(name, kind, prop.get("default"), prop.get("description", "")))

@@ -13,6 +13,7 @@ from rich.table import Table
 from arena.cli.common import parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
+from arena.options import resolve_file_options
 from arena.records import GameRecord, MatchRecord, MatchResult, load_record, replay, save_record
 from arena.render import board, describe_outcome
 from arena.runner import play_game
@@ -87,7 +88,8 @@ def play(
 ) -> None:
     """Play one game or a match between bots and show the result."""
     game = get_game(game_name)
-    options = game.parse_options(parse_assignments(option or [], "option"))
+    raw_options = resolve_file_options(game.name, parse_assignments(option or [], "option"))
+    options = game.parse_options(raw_options)
     bots, names = _make_bots(game, bot)
     game.check_seats(len(bots))
     spec = parse_match_spec(match)

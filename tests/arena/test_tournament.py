@@ -282,3 +282,40 @@ def test_the_demo_config_file_matches_the_embedded_demo() -> None:
     from arena.demo import DEMO_CONFIG
 
     assert read_config_file(CONFIGS / "demo.toml") == DEMO_CONFIG
+
+
+def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
+    db: Path, tmp_path: Path
+) -> None:
+    file = tmp_path / "crash.py"
+    file.write_text(CRASHING)
+    arena(db, "bots", "add", "crash", "-g", "koenigsgarten", "--python", str(file))
+    code, out, err = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "koenigsgarten",
+        "-b",
+        "crash",
+        "-b",
+        "random",
+        "-b",
+        "first-legal",
+        "--games",
+        "40",
+        "--executor",
+        "local",
+    )
+    assert code == 0, err
+    assert "suspended crash@1" in out and "120 of 120 games stored" in out
+    reasons = dict(rows(db, "SELECT reason, count(*) FROM game GROUP BY reason"))
+    assert reasons["crash"] >= 10 and reasons["suspended"] > 0
+    assert reasons["crash"] + reasons["suspended"] == 80  # every game of the crashing bot
+    assert rows(
+        db,
+        "SELECT suspended FROM participant p JOIN bot b ON b.id = p.bot_id WHERE b.name = 'crash'",
+    ) == [(1,)]
+    report = json.loads(arena(db, "report", "1", "-f", "json")[1])
+    crash = next(b for b in report["bots"] if b["bot"] == "crash@1")
+    assert crash["forfeits"] == {"crash": reasons["crash"], "suspended": reasons["suspended"]}

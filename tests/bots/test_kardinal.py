@@ -17,7 +17,7 @@ def greedy_against_random(seats: int, games: int) -> tuple[int, float]:
     for game in range(games):
         seat = game % seats
         bots = [
-            make_bot("kardinal-greedy" if s == seat else "random", "kardinal", {"seed": s})
+            make_bot("greedy" if s == seat else "random", "kardinal", {"seed": s})
             for s in range(seats)
         ]
         state = GAME.new_initial_state(seed=1000 + game, seats=seats)
@@ -67,7 +67,7 @@ def test_greedy_takes_what_wins_a_majority() -> None:
 
 def test_the_same_seeds_give_the_same_game() -> None:
     def one_game() -> list[object]:
-        bots = [make_bot("kardinal-greedy", "kardinal", {"seed": s}) for s in range(3)]
+        bots = [make_bot("greedy", "kardinal", {"seed": s}) for s in range(3)]
         state = GAME.new_initial_state(seed=42, seats=3)
         return play_game(state, bots).actions
 
