@@ -1,0 +1,93 @@
+"""Kings in the Corner matches: penalties add up until someone reaches the limit."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engines.kings_corner import GAME, MATCH_LIMITS, PenaltyMatch, game_penalties
+
+
+def test_a_match_adds_penalties_until_someone_reaches_the_limit_and_the_lowest_total_wins() -> None:
+    match = PenaltyMatch(players=3, limit=25)
+    match.record([0, 12, 1])
+    match.record([7, 0, 3])
+    assert match.totals == [7, 12, 4]
+    assert not match.is_over
+    assert match.winners == ()
+    match.record([1, 13, 0])
+    assert match.totals == [8, 25, 4]
+    assert match.is_over
+    assert match.winners == (2,)
+    assert match.ranking == (2, 3, 1)
+    with pytest.raises(ValueError, match="already over"):
+        match.record([0, 0, 0])
+
+
+def test_a_match_to_50_and_shared_lowest_totals() -> None:
+    assert MATCH_LIMITS == (25, 50)
+    match = PenaltyMatch(players=2, limit=50)
+    match.record([30, 30])
+    assert not match.is_over
+    match.record([20, 20])
+    assert match.is_over
+    assert match.winners == (0, 1)
+
+
+def test_the_first_player_moves_one_to_the_left_each_game() -> None:
+    match = PenaltyMatch(players=4, limit=50)
+    openers = []
+    for _ in range(5):
+        openers.append(match.next_opener)
+        match.record([1, 1, 1, 1])
+    assert openers == [0, 1, 2, 3, 0]
+
+
+@pytest.mark.parametrize(
+    ("players", "limit", "penalties"),
+    [(1, 25, None), (5, 25, None), (2, 0, None), (2, 25, [1]), (2, 25, [1, -1])],
+)
+def test_bad_matches_and_results_are_rejected(
+    players: int, limit: int, penalties: list[int] | None
+) -> None:
+    with pytest.raises(ValueError):
+        match = PenaltyMatch(players=players, limit=limit)
+        match.record(penalties or [])
+
+
+@given(
+    games=st.lists(st.lists(st.integers(0, 30), min_size=3, max_size=3), max_size=12),
+    limit=st.sampled_from(MATCH_LIMITS),
+)
+def test_the_match_ends_exactly_when_a_total_reaches_the_limit(
+    games: list[list[int]], limit: int
+) -> None:
+    match = PenaltyMatch(players=3, limit=limit)
+    totals = [0, 0, 0]
+    for penalties in games:
+        if max(totals) >= limit:
+            break
+        match.record(penalties)
+        totals = [t + p for t, p in zip(totals, penalties, strict=True)]
+        assert match.totals == totals
+        assert match.is_over == (max(totals) >= limit)
+    if match.is_over:
+        assert set(match.winners) == {p for p in range(3) if totals[p] == min(totals)}
+
+
+def test_game_penalties_come_from_a_finished_game() -> None:
+    state = GAME.new_initial_state(seed=9, seats=3)
+    with pytest.raises(ValueError, match="only at the end"):
+        game_penalties(state)
+    rng = random.Random(9)
+    while not state.is_terminal():
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.randrange(len(actions))])
+    penalties = game_penalties(state)
+    assert penalties == tuple(-int(r) for r in state.returns())
+    match = PenaltyMatch(players=3)
+    match.record(penalties)
+    assert match.totals == list(penalties)
