@@ -39,7 +39,7 @@ _WASTED_SPOT = 0
 class GreedyKingsCornerBot(Bot):
     """Sheds cards greedily: kings to corners, pile moves, long chains first."""
 
-    name = "kings-greedy"
+    name = "greedy"
 
     def act(
         self,
@@ -107,9 +107,9 @@ class _View:
 
 register_bot_kind(
     BotKind(
-        "kings-greedy",
+        "greedy",
         GreedyKingsCornerBot,
-        "greedy: kings to corners, pile moves, longest chains first, "
+        "Kings in the Corner: kings to corners, pile moves, longest chains first, "
         "cards that fit nothing into empty side spots",
         games=frozenset({NAME}),
     )
