@@ -15,6 +15,7 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.botloader import BotLoadError, BotSpec, instantiate
@@ -268,6 +269,8 @@ class RayExecutor:
         Raises:
             ExecutionError: Ray cannot start or the cluster cannot be reached.
         """
+        if self.address:
+            _use_cluster_token()  # read by Ray when it is imported
         import ray
 
         if ray.is_initialized():
@@ -295,9 +298,9 @@ class RayExecutor:
     def run(
         self, context: TournamentContext, games: Iterable[PlannedGame], handle: ResultHandler
     ) -> None:
+        cpus = self.start()
         import ray
 
-        cpus = self.start()
         workers = min(self.workers or cpus, cpus)
         task = ray.remote(num_cpus=1, max_retries=5)(play_chunk)
         context_ref = ray.put(context)
@@ -333,6 +336,17 @@ class RayExecutor:
         if self._started_ray and ray.is_initialized():
             ray.shutdown()
         self._started_ray = False
+
+
+def _use_cluster_token() -> None:
+    """Send the cluster's token when joining one: Ray (2.59+) makes its local clusters
+    (``ray start --head``) demand it, but a driver only sends it in token mode, which
+    must be set before Ray is first imported."""
+    if os.environ.get("RAY_AUTH_MODE"):
+        return
+    token_file = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token")
+    if os.environ.get("RAY_AUTH_TOKEN") or token_file.is_file():
+        os.environ["RAY_AUTH_MODE"] = "token"
 
 
 Executor = LocalExecutor | RayExecutor
