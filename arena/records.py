@@ -50,7 +50,11 @@ class MatchResult(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     winner: str | None
+    """The single winner (None for a drawn or shared match)."""
+    winners: list[str] = []
+    """Everyone sharing first place."""
     score: list[int]
+    """Wins, points or penalty totals, in the order of the match's players."""
 
 
 class MatchRecord(BaseModel):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -20,7 +21,8 @@ from arena.runner import play_game
 from bots.base import Bot
 from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
 from engines.core import Action, Game, State
-from engines.match import Match, parse_match_spec
+from engines.kings_corner import PenaltyMatch, game_penalties
+from engines.match import Match, MatchSpec, parse_match_spec
 from engines.registry import all_games, get_game
 from engines.seeding import derive_seed
 
@@ -51,6 +53,14 @@ def games() -> None:
     console.print(table)
 
 
+def unique_names(specs: Sequence[str]) -> list[str]:
+    """Bot specs as player names, numbered where the same spec plays twice."""
+    return [
+        spec if specs.count(spec) == 1 else f"{spec}#{specs[: i + 1].count(spec)}"
+        for i, spec in enumerate(specs)
+    ]
+
+
 def _make_bots(game: Game, specs: Sequence[str]) -> tuple[list[Bot], list[str]]:
     if not specs:
         raise ArenaError(
@@ -60,7 +70,7 @@ def _make_bots(game: Game, specs: Sequence[str]) -> tuple[list[Bot], list[str]]:
     for spec in specs:
         kind, params = parse_bot_spec(spec)
         bots.append(make_bot(kind, game.name, params))
-    return bots, list(specs)
+    return bots, unique_names(specs)
 
 
 def _show_step(state: State, seat: int, action: Action) -> None:
@@ -79,7 +89,11 @@ def play(
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
     match: Annotated[
-        str, typer.Option(help="single | first-to-3 | points | points-15 | points-20")
+        str,
+        typer.Option(
+            help="single | first-to-3 | points | points-15 | points-20 (two players); "
+            "penalties-25 | penalties-50 (Kings in the Corner)"
+        ),
     ] = "single",
     show: Annotated[bool, typer.Option("--show", help="print the board after every move")] = False,
     record: Annotated[
@@ -92,61 +106,147 @@ def play(
     options = game.parse_options(raw_options)
     bots, names = _make_bots(game, bot)
     game.check_seats(len(bots))
-    spec = parse_match_spec(match)
-    if spec.kind != "single" and game.max_seats != 2:
-        raise ArenaError(f"--match {match} needs a two-player game; {game.name} is not one")
     seed = secrets.randbelow(2**31) if seed is None else seed
     console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
-    on_step = _show_step if show else None
-
-    if spec.kind == "single":
-        state = game.new_initial_state(seed=seed, seats=len(bots), options=options)
-        if show:
-            console.print(board(state))
-        result = play_game(state, bots, players=names, on_step=on_step)
-        if not show:
-            console.print(board(state))
-        console.print(describe_outcome(result.outcome_value, names))
-        if record is not None:
-            save_record(result, record)
+    setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None)
+    penalty_limit = _penalty_limit(match)
+    if penalty_limit is not None:
+        if game.name != "kings_corner":
+            raise ArenaError(f"--match {match} is a Kings in the Corner match, not {game.name}")
+        _play_penalty_match(setup, penalty_limit)
         return
+    spec = parse_match_spec(match)
+    if spec.kind == "single":
+        _play_single(setup)
+    elif game.max_seats != 2:
+        raise ArenaError(f"--match {match} needs a two-player game; {game.name} is not one")
+    else:
+        _play_two_player_match(setup, spec)
 
+
+@dataclass(frozen=True)
+class _Setup:
+    game: Game
+    options: Any
+    bots: list[Bot]
+    names: list[str]
+    seed: int
+    record: Path | None
+    on_step: Callable[[State, int, Action], None] | None
+
+
+def _penalty_limit(text: str) -> int | None:
+    """``penalties-25`` / ``penalties-50`` → the limit; None for other formats."""
+    kind, _, limit = text.strip().lower().partition("-")
+    if kind != "penalties":
+        return None
+    if limit not in ("25", "50"):
+        raise ArenaError(
+            f"unknown match format {text!r} (penalty matches: penalties-25, penalties-50)"
+        )
+    return int(limit)
+
+
+def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
+    if setup.on_step is not None:
+        console.print(board(state))
+    result = play_game(
+        state,
+        [setup.bots[p] for p in order],
+        players=[setup.names[p] for p in order],
+        on_step=setup.on_step,
+    )
+    if setup.on_step is None:
+        console.print(board(state))
+    console.print(describe_outcome(result.outcome_value, result.players))
+    return result
+
+
+def _play_single(setup: _Setup) -> None:
+    state = setup.game.new_initial_state(
+        seed=setup.seed, seats=len(setup.bots), options=setup.options
+    )
+    result = _play_one(setup, state, list(range(len(setup.bots))))
+    if setup.record is not None:
+        save_record(result, setup.record)
+
+
+def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
+    names = setup.names
     tally = Match(spec)
     records: list[GameRecord] = []
     while not tally.is_over:
         opener = tally.next_opener
         order = [opener, 1 - opener]
-        game_seed = derive_seed(seed, len(records))
-        state = game.new_initial_state(seed=game_seed, seats=2, options=options)
-        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
-        if show:
-            console.print(board(state))
-        result = play_game(
-            state, [bots[p] for p in order], players=[names[p] for p in order], on_step=on_step
+        state = setup.game.new_initial_state(
+            seed=derive_seed(setup.seed, len(records)), seats=2, options=setup.options
         )
+        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        result = _play_one(setup, state, order)
         records.append(result)
         outcome = result.outcome_value
         winner = None if len(outcome.winners) != 1 else order[outcome.winners[0]]
-        tally.record(winner, game.match_points(state) if winner is not None else 0)
-        if not show:
-            console.print(board(state))
-        console.print(describe_outcome(outcome, result.players))
+        tally.record(winner, setup.game.match_points(state) if winner is not None else 0)
         console.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
     champion = None if tally.winner is None else names[tally.winner]
     console.print(
         f"\n[bold]match ({spec}): {champion or 'drawn'}[/]" + (" wins" if champion else "")
     )
-    if record is not None:
-        save_record(
-            MatchRecord(
-                game=game.name,
-                match=str(spec),
-                players=names,
-                games=records,
-                result=MatchResult(winner=champion, score=list(tally.score)),
-            ),
-            record,
+    _save_match(setup, str(spec), records, [] if champion is None else [champion], tally.score)
+
+
+def _play_penalty_match(setup: _Setup, limit: int) -> None:
+    """Kings in the Corner: penalties add up until someone reaches the limit; a forfeit
+    costs its offender the whole limit."""
+    names = setup.names
+    players = len(setup.bots)
+    tally = PenaltyMatch(players, limit)
+    records: list[GameRecord] = []
+    while not tally.is_over:
+        opener = tally.next_opener
+        order = [(opener + k) % players for k in range(players)]
+        state = setup.game.new_initial_state(
+            seed=derive_seed(setup.seed, len(records)), seats=players, options=setup.options
         )
+        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        result = _play_one(setup, state, order)
+        records.append(result)
+        outcome = result.outcome_value
+        by_seat = (
+            [limit if seat == outcome.offender else 0 for seat in range(players)]
+            if outcome.is_forfeit
+            else list(game_penalties(state))
+        )
+        penalties = [0] * players
+        for seat, player in enumerate(order):
+            penalties[player] = by_seat[seat]
+        tally.record(penalties)
+        console.print(
+            "totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, tally.totals, strict=True))
+        )
+    winners = [names[p] for p in tally.winners]
+    verb = "wins" if len(winners) == 1 else "share the win"
+    console.print(f"\n[bold]match (penalties to {limit}): {', '.join(winners)} {verb}[/]")
+    _save_match(setup, f"penalties-{limit}", records, winners, tally.totals)
+
+
+def _save_match(
+    setup: _Setup, spec: str, records: list[GameRecord], winners: list[str], score: list[int]
+) -> None:
+    if setup.record is None:
+        return
+    save_record(
+        MatchRecord(
+            game=setup.game.name,
+            match=spec,
+            players=setup.names,
+            games=records,
+            result=MatchResult(
+                winner=winners[0] if len(winners) == 1 else None, winners=winners, score=score
+            ),
+        ),
+        setup.record,
+    )
 
 
 def replay_command(

@@ -275,3 +275,49 @@ def test_replay_show_prints_the_game_step_by_step(tmp_path: Path, recorded_game:
     path.write_text(json.dumps(recorded_game))
     code, out, _ = run("replay", str(path), "--show")
     assert code == 0 and "move 1: seat 0 plays" in out and "a    b    c    d" in out
+
+
+def test_kings_in_the_corner_penalty_match(tmp_path: Path) -> None:
+    record = tmp_path / "match.json"
+    code, out, _ = run(
+        "play",
+        "kings_corner",
+        "-b",
+        "greedy",
+        "-b",
+        "random",
+        "-b",
+        "random",
+        "--match",
+        "penalties-25",
+        "--seed",
+        "4",
+        "--record",
+        str(record),
+    )
+    assert code == 0, out
+    data = json.loads(record.read_text())
+    assert data["players"] == ["greedy", "random#1", "random#2"]
+    totals = [0, 0, 0]
+    for number, game in enumerate(data["games"]):
+        penalties = game["outcome"]["details"]["penalties"]
+        for seat, player in enumerate(game["players"]):
+            totals[data["players"].index(player)] += penalties[seat]
+        assert game["players"][0] == data["players"][number % 3]  # the opener moves left
+    assert totals == data["result"]["score"] and max(totals) >= 25
+    assert data["result"]["winners"] == [
+        p for p, t in zip(data["players"], totals, strict=True) if t == min(totals)
+    ]
+    code, out, _ = run("replay", str(record))
+    assert code == 0 and out.count("actions valid") == len(data["games"])
+
+
+def test_penalty_matches_belong_to_kings_in_the_corner() -> None:
+    code, _, err = run(
+        "play", "koenigsgarten", "-b", "random", "-b", "random", "--match", "penalties-25"
+    )
+    assert code == 2 and "Kings in the Corner match" in one_line_error(err)
+    code, _, err = run(
+        "play", "kings_corner", "-b", "random", "-b", "random", "--match", "penalties-30"
+    )
+    assert code == 2 and "penalties-25, penalties-50" in one_line_error(err)
