@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from arena.botloader import (
@@ -93,7 +94,7 @@ def command_source(command: str) -> BotSource:
 
 
 def add_bot(
-    session: Session, *, name: str, game: str, source: BotSource
+    session: Session, *, name: str, game: str, source: BotSource, attempt: int = 0
 ) -> tuple[BotVersion, bool]:
     """Register ``source`` under ``name``; returns the version and whether it is new.
 
@@ -126,8 +127,15 @@ def add_bot(
         code=source.code,
         code_hash=source.code_hash,
     )
-    session.add(bot)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(bot)
+    except IntegrityError:
+        # Another program registered this name meanwhile (two tournaments starting at
+        # once): look again; its version may be this very code.
+        if attempt >= 3:
+            raise
+        return add_bot(session, name=name, game=game, source=source, attempt=attempt + 1)
     return bot, True
 
 

@@ -284,6 +284,8 @@ class RayExecutor:
         if self.address:
             kwargs["address"] = self.address
         else:
+            # "local": always a fresh instance, never a cluster some `ray start` left behind.
+            kwargs["address"] = "local"
             kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
         try:
             ray.init(**kwargs)

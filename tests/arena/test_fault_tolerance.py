@@ -19,25 +19,16 @@ from arena.cli import app
 from arena.db import open_database
 
 runner = CliRunner()
-SLOW_BOT = """
-import time
-from bots.base import Bot
-
-
-class Slow(Bot):
-    def act(self, observation, legal_actions, time_left):
-        time.sleep(0.002)
-        return legal_actions[self.rng.randrange(len(legal_actions))]
-"""
+SLOW = "mcts:iterations=40"
 pytestmark = pytest.mark.xdist_group("subprocess")
 
 
-def arena_in_process(db: Path, *args: str) -> tuple[int, str, str]:
+def arena_in_process(db: str, *args: str) -> tuple[int, str, str]:
     result = runner.invoke(app, [*args, "--db", str(db)])
     return result.exit_code, result.stdout, result.stderr
 
 
-def start(db: Path, *args: str) -> subprocess.Popen[str]:
+def start(db: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "arena", *args, "--db", str(db)],
         stdout=subprocess.PIPE,
@@ -48,7 +39,7 @@ def start(db: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def query(db: Path, sql: str) -> list[tuple[object, ...]]:
+def query(db: str, sql: str) -> list[tuple[object, ...]]:
     engine = open_database(str(db))
     try:
         with engine.connect() as connection:
@@ -66,9 +57,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 90.0) -> None:
     raise AssertionError("condition not met in time")
 
 
-def stored(db: Path, tournament: int = 1) -> int:
-    if not db.exists():
-        return 0
+def stored(db: str, tournament: int = 1) -> int:
     try:
         return int(
             str(query(db, f"SELECT count(*) FROM game WHERE tournament_id = {tournament}")[0][0])
@@ -77,7 +66,7 @@ def stored(db: Path, tournament: int = 1) -> int:
         return 0
 
 
-def assert_complete_without_duplicates(db: Path, tournament: int, scheduled: int) -> None:
+def assert_complete_without_duplicates(db: str, tournament: int, scheduled: int) -> None:
     assert query(db, f"SELECT scheduled, status FROM tournament WHERE id = {tournament}") == [
         (scheduled, "completed")
     ]
@@ -94,25 +83,26 @@ def assert_complete_without_duplicates(db: Path, tournament: int, scheduled: int
 
 
 @pytest.fixture
-def slow_bot(tmp_path: Path) -> Path:
-    db = tmp_path / "arena.db"
-    file = tmp_path / "slow.py"
-    file.write_text(SLOW_BOT)
-    code, _, err = arena_in_process(
-        db, "bots", "add", "slow", "-g", "koenigsgarten", "--python", str(file)
-    )
-    assert code == 0, err
-    return db
+def slow_bot(tmp_path: Path) -> str:
+    """An SQLite database for a tournament of slow games."""
+    return str(tmp_path / "arena.db")
+
+
+@pytest.fixture
+def slow_bot_any_db(db_url: str) -> str:
+    """The same on every database backend the suite has."""
+    return db_url
 
 
 def run_args(executor: str, games: int) -> list[str]:
+    # A searching bot makes games slow enough to interrupt (a few ms each).
     return [
         "tournament",
         "run",
         "--game",
         "koenigsgarten",
         "-b",
-        "slow",
+        SLOW,
         "-b",
         "random",
         "--games",
@@ -126,8 +116,8 @@ def run_args(executor: str, games: int) -> list[str]:
     ]
 
 
-def test_killing_the_driver_is_recovered_by_resume(slow_bot: Path) -> None:
-    db = slow_bot
+def test_killing_the_driver_is_recovered_by_resume(slow_bot_any_db: str) -> None:
+    db = slow_bot_any_db
     process = start(db, *run_args("local", 400))
     wait_until(lambda: stored(db) >= 40)
     os.killpg(process.pid, signal.SIGKILL)
@@ -143,7 +133,7 @@ def test_killing_the_driver_is_recovered_by_resume(slow_bot: Path) -> None:
     assert all(after[index] == row_id for index, row_id in before.items()), "stored games kept"
 
 
-def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: Path) -> None:
+def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
     db = slow_bot
     process = start(db, *run_args("local", 400))
     wait_until(lambda: stored(db) >= 20)
@@ -157,7 +147,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: Path) -> None:
     assert_complete_without_duplicates(db, 1, 400)
 
 
-def test_cancel_stops_a_running_tournament(slow_bot: Path) -> None:
+def test_cancel_stops_a_running_tournament(slow_bot: str) -> None:
     db = slow_bot
     process = start(db, *run_args("local", 1000))
     wait_until(lambda: stored(db) >= 10)
@@ -171,8 +161,8 @@ def test_cancel_stops_a_running_tournament(slow_bot: Path) -> None:
     assert code == 2 and "already cancelled" in err
 
 
-def test_two_tournaments_write_one_database_at_once(slow_bot: Path) -> None:
-    db = slow_bot
+def test_two_tournaments_write_one_database_at_once(slow_bot_any_db: str) -> None:
+    db = slow_bot_any_db
     first = start(db, *run_args("local", 300))
     second = start(db, *run_args("local", 300))
     for process in (first, second):
@@ -195,7 +185,7 @@ def _ray_task_workers() -> list[int]:
     return pids
 
 
-def test_killing_a_ray_worker_costs_at_most_a_retry(slow_bot: Path) -> None:
+def test_killing_a_ray_worker_costs_at_most_a_retry(slow_bot: str) -> None:
     db = slow_bot
     process = start(db, *run_args("ray", 600))
     try:

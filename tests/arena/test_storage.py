@@ -18,8 +18,8 @@ from arena.migrations import LATEST, VERSION_TABLE, current_version, migrate
 from arena.storage import count_stored, store_games
 
 
-def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
-    engine = open_database(str(tmp_path / "a.db"))
+def test_migrated_schema_equals_the_models(db_url: str) -> None:
+    engine = open_database(db_url)
     with engine.connect() as connection:
         context = MigrationContext.configure(
             connection, opts={"compare_type": True, "compare_server_default": False}
@@ -32,8 +32,8 @@ def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
     assert differences == []
 
 
-def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
-    url = str(tmp_path / "a.db")
+def test_migrations_run_once_and_are_recorded(db_url: str) -> None:
+    url = db_url
     open_database(url)
     engine = open_database(url)
     with writer(engine).begin() as connection:
@@ -43,8 +43,8 @@ def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
     assert [r[0] for r in rows] == list(range(1, LATEST + 1))
 
 
-def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> None:
-    url = str(tmp_path / "a.db")
+def test_a_database_newer_than_the_program_is_refused(db_url: str) -> None:
+    url = db_url
     engine = open_database(url)
     with writer(engine).begin() as connection:
         connection.execute(sa.text(f"INSERT INTO {VERSION_TABLE} VALUES ({LATEST + 1})"))
@@ -99,15 +99,16 @@ def _played(index: int) -> PlayedGame:
     )
 
 
-def test_storing_a_game_twice_keeps_one_copy(tmp_path: Path) -> None:
-    engine = open_database(str(tmp_path / "a.db"))
+def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
+    engine = open_database(db_url)
     with writer(engine).begin() as connection:
         connection.execute(
             sa.text(
                 "INSERT INTO bot (id, name, version, game, kind, entry, params, code_hash, "
                 "created, retired) VALUES "
-                "(1, 'a', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h', '2026-01-01', 0), "
-                "(2, 'b', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h2', '2026-01-01', 0)"
+                "(1, 'a', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h', '2026-01-01', "
+                "false), "
+                "(2, 'b', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h2', '2026-01-01', false)"
             )
         )
         connection.execute(

@@ -35,23 +35,24 @@ class Crash:
 """
 
 
-def arena(db: Path, *args: str) -> tuple[int, str, str]:
+def arena(db: str | Path, *args: str) -> tuple[int, str, str]:
     result = runner.invoke(app, [*args, "--db", str(db)])
     return result.exit_code, result.stdout, result.stderr
 
 
-def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+def rows(db: str | Path, sql: str) -> list[tuple[object, ...]]:
     engine = open_database(str(db))
     with engine.connect() as connection:
         return [tuple(r) for r in connection.execute(sa.text(sql))]
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "arena.db"
+def db(db_url: str) -> str:
+    """The database of a test: SQLite, and PostgreSQL when the suite has one."""
+    return db_url
 
 
-def test_round_robin_stores_every_scheduled_game_once(db: Path) -> None:
+def test_round_robin_stores_every_scheduled_game_once(db: str) -> None:
     code, out, err = arena(
         db,
         "tournament",
@@ -83,7 +84,7 @@ def test_round_robin_stores_every_scheduled_game_once(db: Path) -> None:
         assert parsed.seats == 2 and all("@" in p for p in parsed.players)
 
 
-def test_tournament_show_and_list(db: Path) -> None:
+def test_tournament_show_and_list(db: str) -> None:
     arena(
         db,
         "tournament",
@@ -139,7 +140,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     assert records[0] == records[1]
 
 
-def test_the_stored_code_runs_not_the_file(db: Path, tmp_path: Path) -> None:
+def test_the_stored_code_runs_not_the_file(db: str, tmp_path: Path) -> None:
     file = tmp_path / "bot.py"
     file.write_text(SLEEPY_FIRST_LEGAL.format(delay=0))
     assert arena(db, "bots", "add", "mine", "-g", "koenigsgarten", "--python", str(file))[0] == 0
@@ -163,7 +164,7 @@ def test_the_stored_code_runs_not_the_file(db: Path, tmp_path: Path) -> None:
     assert rows(db, "SELECT count(*) FROM game WHERE status = 'forfeit'") == [(0,)]
 
 
-def test_a_crashing_bot_forfeits_and_the_tournament_goes_on(db: Path, tmp_path: Path) -> None:
+def test_a_crashing_bot_forfeits_and_the_tournament_goes_on(db: str, tmp_path: Path) -> None:
     file = tmp_path / "crash.py"
     file.write_text(CRASHING)
     arena(db, "bots", "add", "crash", "-g", "koenigsgarten", "--python", str(file))
@@ -190,7 +191,7 @@ def test_a_crashing_bot_forfeits_and_the_tournament_goes_on(db: Path, tmp_path: 
         assert json.loads(str(seats))[int(str(offender))] == crash_id and reason == "crash"
 
 
-def test_gauntlet_from_the_example_config(db: Path) -> None:
+def test_gauntlet_from_the_example_config(db: str) -> None:
     code, _, err = arena(
         db,
         "tournament",
@@ -240,7 +241,7 @@ def test_every_example_config_is_valid() -> None:
     ],
 )
 def test_bad_configs_name_file_field_and_value_and_write_nothing(
-    db: Path, tmp_path: Path, config: str, message: str
+    db: str, tmp_path: Path, config: str, message: str
 ) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(config)
@@ -248,12 +249,11 @@ def test_bad_configs_name_file_field_and_value_and_write_nothing(
     assert code == 2
     assert message in err and "bad.toml" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
-    if db.exists():
-        assert rows(db, "SELECT count(*) FROM tournament") == [(0,)]
-        assert rows(db, "SELECT count(*) FROM bot") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM tournament") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM bot") == [(0,)]
 
 
-def test_ray_executor_with_two_workers(db: Path) -> None:
+def test_ray_executor_with_two_workers(db: str) -> None:
     code, out, err = arena(
         db,
         "tournament",
@@ -285,7 +285,7 @@ def test_the_demo_config_file_matches_the_embedded_demo() -> None:
 
 
 def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
-    db: Path, tmp_path: Path
+    db: str, tmp_path: Path
 ) -> None:
     file = tmp_path / "crash.py"
     file.write_text(CRASHING)
