@@ -10,16 +10,21 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import types
-from collections.abc import Mapping, Sequence
+import shlex
+import sys
+import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import bots.sdk.runtime
 from arena.errors import ArenaError
-from bots.base import Bot, GameInfo
+from arena.runner import TimeControl
+from arena.sandbox import DEFAULT_LIMITS, SandboxLimits
+from arena.subprocess_bot import UNTIMED, SubprocessBot
+from bots.base import Bot
 from bots.registry import make_bot
-from engines.core import Action
-from engines.outcome import Outcome
 
 BUILTIN = "builtin"
 PYTHON = "python"
@@ -95,82 +100,76 @@ def python_bot_class_name(code: str, filename: str, wanted: str | None) -> str:
     return with_act[0]
 
 
-class ForeignBot(Bot):
-    """Adapts a user's object that has ``act`` (and maybe the other hooks) to Bot."""
-
-    def __init__(self, inner: Any, name: str) -> None:
-        super().__init__()
-        self.inner = inner
-        self.name = name
-
-    def new_game(self, info: GameInfo) -> None:
-        super().new_game(info)
-        hook = getattr(self.inner, "new_game", None)
-        if callable(hook):
-            hook(info)
-
-    def act(
-        self,
-        observation: Mapping[str, Any],
-        legal_actions: Sequence[Action],
-        time_left: float | None,
-    ) -> Action:
-        action: Action = self.inner.act(observation, legal_actions, time_left)
-        return action
-
-    def game_over(self, outcome: Outcome) -> None:
-        hook = getattr(self.inner, "game_over", None)
-        if callable(hook):
-            hook(outcome)
+SDK_RUNTIME = Path(bots.sdk.runtime.__file__).resolve()
+PYTHON_BOT_PATH = ":".join(
+    dict.fromkeys(
+        [
+            str(SDK_RUNTIME.parents[2]),
+            sysconfig.get_paths()["purelib"],
+            sysconfig.get_paths()["platlib"],
+        ]
+    )
+)
+"""A Python bot's PYTHONPATH: the directory holding ``bots`` and ``engines`` (so a
+class derived from ``bots.base.Bot`` can import them) and the arena's packages. The
+interpreter runs with ``-S``: no ``site`` processing, which halves its start-up."""
 
 
-def load_python_bot(spec: BotSpec, seed: int = 0) -> Bot:
-    """Execute the stored code in a fresh module and instantiate its bot class.
+def subprocess_bot(
+    spec: BotSpec,
+    *,
+    time_control: TimeControl = UNTIMED,
+    limits: SandboxLimits = DEFAULT_LIMITS,
+) -> SubprocessBot:
+    """The sandboxed process bot for a ``python`` or ``command`` spec.
+
+    A Python bot's stored code (never the user's file) is written into the sandbox
+    and run by the SDK; a command is split like a shell would (no shell runs it).
 
     Raises:
-        BotLoadError: the code fails to import or the class cannot be built.
+        BotLoadError: a command that cannot be split into words, or another kind.
     """
     source = spec.source
-    module = types.ModuleType(f"arena_bot_{spec.bot_id}")
-    module.__file__ = f"<{spec.label}>"
-    try:
-        exec(compile(source.code or "", module.__file__, "exec"), module.__dict__)
-        cls = module.__dict__[source.entry]
-    except KeyError:
-        raise BotLoadError(f"bot {spec.label}: no class {source.entry!r} in its code") from None
-    except Exception as exc:
-        raise BotLoadError(f"bot {spec.label}: its code failed to load: {exc!r}") from None
-    try:
+    if source.kind == PYTHON:
+        seed = int(source.params.get("seed", 0))
+        argv = [sys.executable, "-S", str(SDK_RUNTIME), "--seed", str(seed)]
+        return SubprocessBot(
+            [*argv, f"{{code}}/bot.py:{source.entry}"],
+            name=spec.label,
+            files={"bot.py": source.code or ""},
+            env={"PYTHONPATH": PYTHON_BOT_PATH, "PYTHONDONTWRITEBYTECODE": "1"},
+            time_control=time_control,
+            limits=limits,
+        )
+    if source.kind == COMMAND:
         try:
-            instance = cls(seed=seed)
-        except TypeError:
-            instance = cls()
-    except Exception as exc:
-        raise BotLoadError(f"bot {spec.label}: {source.entry}() raised {exc!r}") from None
-    if isinstance(instance, Bot):
-        instance.name = spec.label
-        return instance
-    if not callable(getattr(instance, "act", None)):
-        raise BotLoadError(f"bot {spec.label}: class {source.entry!r} has no act() method")
-    return ForeignBot(instance, spec.label)
+            argv = shlex.split(source.entry)
+        except ValueError as exc:
+            raise BotLoadError(f"bot {spec.label}: bad command {source.entry!r}: {exc}") from None
+        return SubprocessBot(argv, name=spec.label, time_control=time_control, limits=limits)
+    raise BotLoadError(f"bot {spec.label}: kind {source.kind!r} does not run as a process")
 
 
-def instantiate(spec: BotSpec) -> Bot:
-    """A playing bot for ``spec``.
+def instantiate(
+    spec: BotSpec,
+    *,
+    time_control: TimeControl = UNTIMED,
+    limits: SandboxLimits = DEFAULT_LIMITS,
+) -> Bot:
+    """A playing bot for ``spec``: built-in bots run in this process (trusted),
+    submitted ones (``python``, ``command``) in the sandbox, one process per game.
+
+    ``time_control`` (the tournament's) sets the sandbox's per-move deadline and game
+    budget; ``limits`` fill in what it leaves open.
 
     Raises:
         BotLoadError: the stored bot cannot be loaded or run here.
     """
     source = spec.source
     if source.kind == BUILTIN:
-        bot = make_bot(source.entry, spec.game, source.params)
-    elif source.kind == PYTHON:
-        bot = load_python_bot(spec, seed=int(source.params.get("seed", 0)))
-    elif source.kind == COMMAND:
-        raise BotLoadError(
-            f"bot {spec.label}: command bots need the JSON-lines bot protocol, "
-            "which this version cannot run yet"
-        )
+        bot: Bot = make_bot(source.entry, spec.game, source.params)
+    elif source.kind in (PYTHON, COMMAND):
+        bot = subprocess_bot(spec, time_control=time_control, limits=limits)
     else:
         raise BotLoadError(f"bot {spec.label}: unknown kind {source.kind!r}")
     bot.name = spec.label

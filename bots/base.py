@@ -49,9 +49,21 @@ class BotCrash(BotFault):
 
 
 class BotProtocolError(BotFault):
-    """The bot broke the protocol (malformed output, wrong message)."""
+    """The bot broke the protocol (a wrong message type or fields)."""
 
     reason = "protocol_violation"
+
+
+class BotMalformedOutput(BotFault):
+    """The bot wrote output that is not a message at all (not JSON, an over-long line)."""
+
+    reason = "malformed_output"
+
+
+class BotIllegalAction(BotFault):
+    """The bot answered with an action that is not legal here."""
+
+    reason = "illegal_action"
 
 
 class Bot(ABC):

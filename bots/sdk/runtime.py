@@ -1,0 +1,298 @@
+"""Run a bot class as a program that speaks the arena's JSON-lines protocol.
+
+    python -m bots.sdk mybot.py:MyBot          (or: python bots/sdk/runtime.py mybot.py:MyBot)
+
+The class needs ``act(observation, legal_actions, time_left)`` returning one of the
+legal actions; ``new_game(info)`` and ``game_over(outcome)`` are optional. Legal
+actions arrive as their canonical texts and the answer is sent as ``str(answer)``,
+so a plain class needs nothing but the standard library. A class derived from
+``bots.base.Bot`` gets what it gets in process instead: the engine's ``GameInfo``,
+action objects and ``Outcome`` (this imports the engines).
+
+Class attributes ``name`` (a string) and ``games`` (game names) go into the
+handshake; without ``games`` the bot claims every game. Anything the bot prints goes
+to stderr, which the arena keeps for the bot's owner: stdout carries the protocol
+alone. The protocol is described in docs/protocol.md.
+
+This module imports nothing from this repository and as little of the standard
+library as it can (a bot process starts for every game), so it can also be copied
+next to a bot and run on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from typing import IO, Any
+
+PROTOCOL_VERSION = 1
+ANY_GAME = "*"
+_VAR_KEYWORDS = 0x08  # inspect.CO_VARKEYWORDS, without importing inspect
+USAGE = "usage: python -m bots.sdk [--seed N] FILE[:Class]"
+
+
+class BotLoadFailure(Exception):
+    """The bot file or class cannot be loaded; the message says why."""
+
+
+class GameInfo:
+    """What a plain bot class is told when a game starts."""
+
+    __slots__ = ("game", "num_seats", "options", "seat", "seed")
+
+    def __init__(
+        self, game: str, options: Mapping[str, Any], seat: int, num_seats: int, seed: int
+    ) -> None:
+        self.game = game
+        self.options = options
+        self.seat = seat
+        self.num_seats = num_seats
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        return (
+            f"GameInfo(game={self.game!r}, options={self.options!r}, seat={self.seat}, "
+            f"num_seats={self.num_seats}, seed={self.seed})"
+        )
+
+
+def load_bot_class(target: str) -> type:
+    """The class named by ``FILE:Class``, or by ``FILE`` when it holds one class with act().
+
+    The file's directory goes first on ``sys.path`` so the bot may import its helpers.
+
+    Raises:
+        BotLoadFailure: a missing file, a syntax or import error, or no such class.
+    """
+    path, sep, class_name = target.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        path, class_name = target, ""
+    name = os.path.basename(path)
+    try:
+        with open(path, encoding="utf-8") as file:
+            source = file.read()
+    except OSError as exc:
+        raise BotLoadFailure(f"no bot file {path!r} ({exc.strerror})") from None
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    module = type(sys)("bot")
+    module.__file__ = path
+    sys.modules["bot"] = module
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    except SyntaxError as exc:
+        raise BotLoadFailure(f"{name}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    except BaseException as exc:
+        raise BotLoadFailure(f"{name}: importing it raised {exc!r}") from None
+    classes = {
+        key: value
+        for key, value in vars(module).items()
+        if isinstance(value, type) and value.__module__ == "bot"
+    }
+    if class_name:
+        found = classes.get(class_name)
+        if found is None:
+            listing = ", ".join(classes) or "none"
+            raise BotLoadFailure(f"{name}: no class {class_name!r} (classes: {listing})")
+        return found
+    playable = [cls for cls in classes.values() if callable(getattr(cls, "act", None))]
+    if len(playable) != 1:
+        names = ", ".join(cls.__name__ for cls in playable) or "none"
+        raise BotLoadFailure(f"{name}: name the class as FILE:Class (with act(): {names})")
+    return playable[0]
+
+
+def make_bot(cls: type, seed: int) -> Any:
+    """An instance of ``cls``, given ``seed`` when its constructor takes one."""
+    code = getattr(getattr(cls, "__init__", None), "__code__", None)  # None: object's own
+    takes_seed = code is not None and (
+        "seed" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        or bool(code.co_flags & _VAR_KEYWORDS)
+    )
+    return cls(seed=seed) if takes_seed else cls()
+
+
+class _Plain:
+    """Messages → calls for a plain class: texts in, ``str(answer)`` out."""
+
+    def game_info(self, message: Mapping[str, Any]) -> Any:
+        return GameInfo(
+            game=message["game"],
+            options=message.get("options") or {},
+            seat=int(message["seat"]),
+            num_seats=int(message["seats"]),
+            seed=int(message.get("seed") or 0),
+        )
+
+    def actions(self, texts: Sequence[str]) -> Sequence[Any]:
+        return list(texts)
+
+    def outcome(self, data: Mapping[str, Any]) -> Any:
+        return data
+
+
+class _Engine(_Plain):
+    """Messages → calls for a ``bots.base.Bot``: the engine's own values, as in process."""
+
+    def __init__(self) -> None:
+        self.game: Any = None
+
+    def game_info(self, message: Mapping[str, Any]) -> Any:
+        from bots.base import GameInfo as EngineGameInfo
+        from engines.registry import get_game
+
+        self.game = get_game(message["game"])
+        plain = super().game_info(message)
+        return EngineGameInfo(self.game, plain.options, plain.seat, plain.num_seats, plain.seed)
+
+    def actions(self, texts: Sequence[str]) -> Sequence[Any]:
+        return [self.game.parse_action(text) for text in texts]
+
+    def outcome(self, data: Mapping[str, Any]) -> Any:
+        from engines.outcome import Outcome
+
+        return Outcome.from_dict(data)
+
+
+def _adapter_for(cls: type) -> _Plain:
+    base = sys.modules.get("bots.base")
+    if base is not None and issubclass(cls, base.Bot):
+        return _Engine()
+    return _Plain()
+
+
+class Session:
+    """One bot process: reads host messages from ``incoming``, answers on ``outgoing``."""
+
+    def __init__(self, cls: type, bot: Any, incoming: Iterable[bytes], outgoing: IO[bytes]) -> None:
+        self.cls = cls
+        self.bot = bot
+        self.incoming = incoming
+        self.outgoing = outgoing
+        self.adapter = _adapter_for(cls)
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.outgoing.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self.outgoing.flush()
+
+    def run(self) -> int:
+        """Serve until ``quit`` or the end of input; returns the exit status."""
+        handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "hello": self._hello,
+            "new_game": self._new_game,
+            "act": self._act,
+            "game_over": self._game_over,
+        }
+        for line in self.incoming:
+            message = json.loads(line)
+            kind = message.get("type")
+            if kind == "quit":
+                return 0
+            handler = handlers.get(kind)
+            if handler is None:
+                self.send({"type": "error", "message": f"unknown message type {kind!r}"})
+                return 2
+            handler(message)
+        return 0
+
+    def _hello(self, message: dict[str, Any]) -> None:
+        name = self.cls.__dict__.get("name")
+        games = getattr(self.cls, "games", None)
+        self.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "name": name if isinstance(name, str) else self.cls.__name__,
+                "games": sorted(games) if games else [ANY_GAME],
+            }
+        )
+
+    def _new_game(self, message: dict[str, Any]) -> None:
+        info = self.adapter.game_info(message)
+        if self._call("new_game", info, optional=True):
+            self.send({"type": "ready"})
+
+    def _act(self, message: dict[str, Any]) -> None:
+        limits = [t for t in (message.get("time_left"), message.get("move_time")) if t is not None]
+        time_left = min(limits) if limits else None
+        legal = self.adapter.actions(message["legal_actions"])
+        answer: list[Any] = []
+        if self._call("act", message["observation"], legal, time_left, result=answer):
+            self.send({"type": "action", "action": str(answer[0])})
+
+    def _game_over(self, message: dict[str, Any]) -> None:
+        # No answer is expected; a failing hook only shows on stderr.
+        self._call("game_over", self.adapter.outcome(message["outcome"]), optional=True, quiet=True)
+
+    def _call(
+        self,
+        method: str,
+        *args: Any,
+        optional: bool = False,
+        quiet: bool = False,
+        result: list[Any] | None = None,
+    ) -> bool:
+        """Call the bot's ``method``; on an exception report it and return False."""
+        hook = getattr(self.bot, method, None)
+        if hook is None and optional:
+            return True
+        try:
+            value = hook(*args)  # type: ignore[misc]
+        except Exception as exc:
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            if not quiet:
+                self.send({"type": "error", "message": f"{method} raised {exc!r}"[:2000]})
+            return False
+        if result is not None:
+            result.append(value)
+        return True
+
+
+def _protocol_stdout() -> IO[bytes]:
+    # The protocol gets its own copy of stdout; fd 1 and sys.stdout then point at
+    # stderr, so a stray print() in the bot cannot corrupt the message stream.
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
+
+
+def _parse_arguments(argv: Sequence[str]) -> tuple[str, int]:
+    """(target, seed) from ``[--seed N] FILE[:Class]``; exits with the usage otherwise."""
+    arguments = list(argv)
+    seed = 0
+    if len(arguments) == 3 and arguments[0] == "--seed" and arguments[1].lstrip("-").isdigit():
+        seed = int(arguments[1])
+        arguments = arguments[2:]
+    if len(arguments) != 1 or arguments[0].startswith("-"):
+        print(USAGE, file=sys.stderr)
+        raise SystemExit(2)
+    return arguments[0], seed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    target, seed = _parse_arguments(sys.argv[1:] if argv is None else argv)
+    outgoing = _protocol_stdout()
+    try:
+        cls = load_bot_class(target)
+        bot = make_bot(cls, seed)
+    except BotLoadFailure as exc:
+        message = str(exc)
+    except Exception as exc:
+        message = f"creating the bot raised {exc!r}"
+    else:
+        return Session(cls, bot, sys.stdin.buffer, outgoing).run()
+    print(message, file=sys.stderr)
+    outgoing.write(json.dumps({"type": "error", "message": message}).encode() + b"\n")
+    outgoing.flush()
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

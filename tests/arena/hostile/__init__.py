@@ -1,0 +1,69 @@
+"""Hostile and scripted bots for the sandbox and protocol tests, and how to run them.
+
+Files with one class run through the SDK (the ``python`` kind); ``raw_bot.py`` and
+``scripted.py`` speak the protocol themselves (the ``command`` kind).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, subprocess_bot
+from arena.runner import TimeControl
+from arena.sandbox import SandboxLimits
+from arena.subprocess_bot import UNTIMED, SubprocessBot
+
+HERE = Path(__file__).resolve().parent
+
+FAST = SandboxLimits(move_seconds=0.5, game_seconds=30, startup_seconds=15, quit_seconds=1.0)
+"""Short moves, and room to start while other tests keep the cores busy."""
+
+
+def python_source(file: str, cls: str) -> BotSource:
+    """The stored form of class ``cls`` in ``HERE/file``, as `arena bots add` makes it."""
+    return BotSource(PYTHON, cls, {}, (HERE / file).read_text())
+
+
+def command_source(*args: str) -> BotSource:
+    return BotSource(COMMAND, shlex.join([sys.executable, *args]))
+
+
+def raw_source(mode: str) -> BotSource:
+    return command_source(str(HERE / "raw_bot.py"), mode)
+
+
+def scripted_source(steps: Sequence[tuple[dict[str, Any], list[Any]]]) -> BotSource:
+    return command_source(str(HERE / "scripted.py"), json.dumps(steps))
+
+
+def make_bot(
+    source: BotSource,
+    game: str = "koenigsgarten",
+    *,
+    time_control: TimeControl = UNTIMED,
+    **limits: Any,
+) -> SubprocessBot:
+    """A sandboxed bot with :data:`FAST` limits, changed by ``limits``."""
+    spec = BotSpec(0, "hostile", game, source)
+    chosen = dataclasses.replace(FAST, **limits)
+    return subprocess_bot(spec, time_control=time_control, limits=chosen)
+
+
+def processes_of(uid: int) -> list[int]:
+    """PIDs of every process of ``uid``, zombies included (they still count)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found

@@ -1,0 +1,160 @@
+"""The sandbox: what a bot sees and may use, checked from inside a bot."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.runner import play_game
+from arena.sandbox import (
+    GIB,
+    MIB,
+    SandboxedProcess,
+    SandboxError,
+    SandboxLimits,
+    _mount_layout,
+    describe_exit,
+    detect_isolation,
+)
+from bots.simple import RandomBot
+from engines.registry import get_game
+from tests.arena.hostile import make_bot, processes_of, python_source
+
+ISOLATION = detect_isolation()
+
+
+@pytest.fixture(scope="module")
+def snooped() -> tuple[dict[str, Any], Any]:
+    """What the snooping bot saw on its first move, and its (closed) sandbox."""
+    bot = make_bot(python_source("snoop.py", "Snoop"), memory_bytes=GIB, processes=32)
+    state = get_game("koenigsgarten").new_initial_state(seed=3)
+    record = play_game(state, [bot, RandomBot()])
+    assert record.outcome.get("offender") is None
+    lines = bot.last_stderr.decode().splitlines()
+    facts = json.loads(next(line for line in lines if line.startswith("FACTS "))[6:])
+    assert "printed to stdout" in lines  # a print() cannot corrupt the protocol
+    return facts, bot.last_process
+
+
+def test_the_environment_is_scrubbed(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    expected = {"HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "TMPDIR"}
+    assert set(facts["env"]) == expected
+
+
+def test_the_working_directory_is_empty_and_deleted_afterwards(
+    snooped: tuple[dict[str, Any], Any],
+) -> None:
+    facts, sandbox = snooped
+    assert facts["cwd"] == str(sandbox.workdir) and facts["cwd_entries"] == []
+    assert not sandbox.base.exists()
+
+
+def test_the_resource_limits_are_set(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    limits = facts["limits"]
+    defaults = SandboxLimits()
+    assert limits["RLIMIT_AS"] == GIB
+    assert limits["RLIMIT_FSIZE"] == defaults.file_bytes
+    assert limits["RLIMIT_CORE"] == 0
+    assert limits["RLIMIT_NPROC"] == 32 or not ISOLATION.user
+    assert limits["RLIMIT_CPU"] == SandboxLimits(game_seconds=30, startup_seconds=15).cpu_seconds(
+        30
+    )
+
+
+@pytest.mark.skipif(not ISOLATION.user, reason="the arena does not run as root here")
+def test_the_bot_runs_under_a_user_id_of_its_own(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, sandbox = snooped
+    assert facts["uid"] == sandbox.uid != 0
+    assert processes_of(sandbox.uid) == []
+
+
+@pytest.mark.skipif(not ISOLATION.network, reason="no network namespace here")
+def test_the_bot_has_no_network(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["network"] != "connected"
+
+
+@pytest.mark.skipif(not ISOLATION.pids, reason="no PID namespace here")
+def test_the_bot_is_pid_1_of_its_own_namespace(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["pid"] == 1
+
+
+@pytest.mark.skipif(not ISOLATION.mounts, reason="no mount namespace here")
+def test_the_bot_sees_a_fresh_tmp_with_only_its_own_directory(
+    snooped: tuple[dict[str, Any], Any],
+) -> None:
+    facts, sandbox = snooped
+    # Its own directory shows up there only when the host keeps it in /tmp.
+    assert facts["tmp_entries"] == (
+        [sandbox.base.name] if str(sandbox.base).startswith("/tmp/") else []
+    )
+
+
+def test_a_file_over_the_size_limit_cannot_be_written() -> None:
+    # Through the plain process API: a shell writing 2 MiB under a 1 MiB limit.
+    limits = SandboxLimits(file_bytes=MIB, isolate=False)
+    script = "head -c 2097152 /dev/zero > big; echo $? >&2; wc -c < big >&2"
+    process = SandboxedProcess(["sh", "-c", script], limits=limits, cpu_seconds=5)
+    assert process.process.wait(10) == 0
+    assert process.process.stderr is not None
+    *_, status, size = process.process.stderr.read().decode().split()
+    process.close()
+    assert status != "0" and int(size) == MIB  # cut at the limit, and the writer failed
+
+
+def test_a_missing_program_is_a_sandbox_error() -> None:
+    with pytest.raises(SandboxError, match="no program"):
+        SandboxedProcess(["no-such-program-here"], limits=SandboxLimits(), cpu_seconds=1)
+
+
+def test_limits_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="move_seconds"):
+        SandboxLimits(move_seconds=0)
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        (0, "exited with status 0"),
+        (3, "exited with status 3"),
+        (-9, "killed by SIGKILL"),
+        (-24, "killed by SIGXCPU (CPU time limit)"),
+    ],
+)
+def test_exit_codes_are_described(code: int, text: str) -> None:
+    assert describe_exit(code) == text
+
+
+def test_a_directory_the_bot_cannot_enter_is_replaced_by_one_with_the_needed_path(
+    tmp_path: Path,
+) -> None:
+    private = tmp_path / "private"
+    (private / "python" / "bin").mkdir(parents=True)
+    (private / "secret").mkdir()
+    private.chmod(0o700)
+    overlays = _mount_layout([str(private / "python" / "bin")], 1_234_567, MIB)
+    by_directory = {overlay.directory: overlay for overlay in overlays}
+    assert by_directory[str(private)].keep == (str(private / "python"),)
+    assert by_directory[str(private)].options == "mode=0755,size=64k"
+    assert by_directory["/tmp"].options == f"mode=1777,size={MIB}"
+    depths = [overlay.directory.count("/") for overlay in overlays]
+    assert depths == sorted(depths)  # shallow first: deeper ones land in trees put back
+
+
+def test_paths_the_bot_can_enter_stay_as_they_are() -> None:
+    overlays = _mount_layout(["/usr/bin/env"], 1_234_567, MIB)
+    assert {overlay.directory for overlay in overlays} <= {"/tmp", "/var/tmp", "/dev/shm"}
+    assert all(overlay.keep == () for overlay in overlays)
+
+
+def test_isolation_is_described() -> None:
+    text = ISOLATION.describe()
+    assert "network namespace" in text and ("yes" in text or "no" in text)
+    assert os.geteuid() != 0 or ISOLATION.process_limit == ISOLATION.user

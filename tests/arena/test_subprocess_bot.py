@@ -1,0 +1,235 @@
+"""The host side of the bot protocol, against a scripted bot (like python-chess's
+mock engine): the messages it sends, how it reads answers, and every fault."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from arena.runner import TimeControl
+from arena.subprocess_bot import BotErrorReport, BotVersionMismatch, SubprocessBot
+from bots.base import (
+    BotCrash,
+    BotFault,
+    BotIllegalAction,
+    BotMalformedOutput,
+    BotProtocolError,
+    BotTimeout,
+    GameInfo,
+)
+from engines.core import State
+from engines.registry import get_game
+from tests.arena.hostile import make_bot, raw_source, scripted_source
+
+HELLO = {"type": "hello", "protocol": 1, "name": "mock", "games": ["koenigsgarten", "kardinal"]}
+READY = {"type": "ready"}
+
+
+def start(game: str = "koenigsgarten", seed: int = 5, seats: int = 2) -> tuple[State, GameInfo]:
+    engine = get_game(game)
+    state = engine.new_initial_state(seed=seed, seats=seats)
+    options = engine.options_to_dict(state.options)
+    return state, GameInfo(engine, options, state.current_seat, seats, seed)
+
+
+def opening(info: GameInfo) -> list[tuple[dict[str, Any], list[Any]]]:
+    return [
+        ({"type": "hello", "protocol": 1}, [HELLO]),
+        (
+            {
+                "type": "new_game",
+                "game": info.game.name,
+                "options": dict(info.options),
+                "seat": info.seat,
+                "seats": info.num_seats,
+                "seed": info.seed,
+            },
+            [READY],
+        ),
+    ]
+
+
+def received(bot: SubprocessBot) -> list[dict[str, Any]]:
+    """The messages the scripted bot read, from its stderr."""
+    lines = bot.last_stderr.decode().splitlines()
+    assert not any(line.startswith("MISMATCH") for line in lines), lines
+    return [json.loads(line[4:]) for line in lines if line.startswith("GOT {")]
+
+
+def test_a_game_speaks_the_documented_messages_and_maps_the_answer() -> None:
+    state, info = start()
+    legal = state.legal_actions()
+    observation = json.loads(json.dumps(state.observation(info.seat)))
+    texts = [str(a) for a in legal]
+    act = {"type": "act", "observation": observation, "legal_actions": texts}
+    steps = [*opening(info), (act, [{"type": "action", "action": texts[3]}]), ({}, []), ({}, [])]
+    bot = make_bot(scripted_source(steps), time_control=TimeControl(per_move=2.0))
+    bot.new_game(info)
+    assert bot.handshake is not None and bot.handshake.name == "mock"
+    action = bot.act(state.observation(info.seat), legal, 7.5)
+    assert action is legal[3]
+    state.apply_action(action)
+    outcome = state.game.forfeit_outcome(state, 1, "timeout")
+    bot.game_over(outcome)
+    messages = received(bot)
+    assert [m["type"] for m in messages] == ["hello", "new_game", "act", "game_over", "quit"]
+    assert messages[2]["time_left"] == 7.5 and messages[2]["move_time"] == 2.0
+    assert messages[3]["outcome"] == json.loads(json.dumps(outcome.to_dict()))
+    assert bot.last_exit == 0  # it left on its own after quit
+    assert bot.process is None
+
+
+def test_every_act_carries_the_whole_observation_of_the_seat() -> None:
+    state, info = start("kardinal", seats=3)
+    legal = state.legal_actions()
+    first = {"type": "action", "action": str(legal[0])}
+    steps = [*opening(info), ({"type": "act"}, [first])]
+    bot = make_bot(scripted_source(steps), game="kardinal")
+    bot.new_game(info)
+    # Kardinal's actions are dataclasses: the answer's text maps onto the engine's object.
+    assert bot.act(state.observation(info.seat), legal, None) is legal[0]
+    bot.close()
+    message = received(bot)[-1]
+    assert message["observation"] == json.loads(json.dumps(state.observation(info.seat)))
+    assert message["legal_actions"] == [str(a) for a in legal]
+
+
+@pytest.mark.parametrize(
+    ("hello", "fault", "clue"),
+    [
+        ({**HELLO, "protocol": 2}, BotVersionMismatch, "protocol version 2"),
+        ({**HELLO, "games": ["kardinal"]}, BotProtocolError, "does not play koenigsgarten"),
+        ({**HELLO, "name": ""}, BotProtocolError, "'name'"),
+        ({**HELLO, "games": "koenigsgarten"}, BotProtocolError, "'games'"),
+        ({"type": "ready"}, BotProtocolError, "expected 'hello'"),
+        ("hello there", BotMalformedOutput, "not JSON"),
+    ],
+)
+def test_a_bad_handshake_is_a_fault_and_stops_the_bot(
+    hello: Any, fault: type[BotFault], clue: str
+) -> None:
+    _, info = start()
+    bot = make_bot(scripted_source([({"type": "hello"}, [hello])]))
+    with pytest.raises(fault, match=clue) as raised:
+        bot.new_game(info)
+    assert "while starting" in str(raised.value)
+    assert bot.process is None and bot.last_process is not None
+
+
+def test_a_bot_playing_any_game_says_so_with_a_star() -> None:
+    _, info = start()
+    steps = opening(info)
+    steps[0] = (steps[0][0], [{**HELLO, "games": ["*"]}])
+    bot = make_bot(scripted_source(steps))
+    bot.new_game(info)
+    assert bot.handshake is not None and bot.handshake.plays("koenigsgarten")
+    bot.close()
+
+
+@pytest.mark.parametrize(
+    ("replies", "fault", "clue"),
+    [
+        ([[1, 2]], BotProtocolError, "not a JSON object"),
+        ([{"type": "ready"}], BotProtocolError, "expected 'action'"),
+        ([{"type": "action", "action": 3}], BotProtocolError, "must be a string"),
+        ([{"type": "action", "action": "ZZ"}], BotIllegalAction, "'ZZ' is not legal"),
+        ([{"type": "action", "action": "ad"}], BotIllegalAction, "'ad'"),  # not canonical
+        ([{"type": "error", "message": "lost my marbles"}], BotErrorReport, "lost my marbles"),
+        (['{"type": "action", "action": '], BotMalformedOutput, "not JSON"),
+        (["x" * 300], BotMalformedOutput, "longer than 200 bytes"),
+    ],
+)
+def test_a_bad_answer_is_the_right_fault(
+    replies: list[Any], fault: type[BotFault], clue: str
+) -> None:
+    state, info = start()
+    bot = make_bot(scripted_source([*opening(info), ({"type": "act"}, replies)]), line_bytes=200)
+    bot.new_game(info)
+    with pytest.raises(fault, match=clue):
+        bot.act(state.observation(0), state.legal_actions(), None)
+    assert bot.process is None  # a fault kills the bot at once
+
+
+def test_an_answer_nobody_asked_for_is_a_protocol_violation() -> None:
+    state, info = start()
+    answer = {"type": "action", "action": str(state.legal_actions()[0])}
+    steps = [*opening(info), ({"type": "act"}, [answer, answer, 0.2])]
+    bot = make_bot(scripted_source(steps))
+    bot.new_game(info)
+    state.apply_action(bot.act(state.observation(0), state.legal_actions(), None))
+    state.apply_action(state.legal_actions()[0])
+    time.sleep(0.3)  # the second line has arrived by now
+    with pytest.raises(BotProtocolError):
+        bot.act(state.observation(0), state.legal_actions(), None)
+
+
+def test_the_move_deadline_is_the_tournaments_per_move_limit() -> None:
+    state, info = start()
+    steps = [*opening(info), ({"type": "act"}, [])]  # and then never answers
+    bot = make_bot(scripted_source(steps), time_control=TimeControl(per_move=0.3), move_seconds=5)
+    bot.new_game(info)
+    started = time.monotonic()
+    with pytest.raises(BotTimeout, match="in time"):
+        bot.act(state.observation(0), state.legal_actions(), None)
+    assert 0.3 <= time.monotonic() - started < 1.5
+
+
+def test_the_deadline_is_the_time_left_when_that_is_shorter() -> None:
+    state, info = start()
+    bot = make_bot(scripted_source([*opening(info), ({"type": "act"}, [])]), move_seconds=5)
+    bot.new_game(info)
+    started = time.monotonic()
+    with pytest.raises(BotTimeout):
+        bot.act(state.observation(0), state.legal_actions(), 0.3)
+    assert 0.3 <= time.monotonic() - started < 1.5
+
+
+def test_without_a_game_clock_the_sandboxs_game_budget_runs_out() -> None:
+    state, info = start()
+    steps = [*opening(info)]
+    for _ in range(2):
+        state_texts = [str(a) for a in state.legal_actions()]
+        steps.append(({"type": "act"}, [0.3, {"type": "action", "action": state_texts[0]}]))
+    bot = make_bot(scripted_source(steps), game_seconds=0.5, move_seconds=5)
+    bot.new_game(info)
+    first = bot.act(state.observation(0), state.legal_actions(), None)
+    state.apply_action(first)
+    state.apply_action(state.legal_actions()[0])
+    with pytest.raises(BotTimeout):  # 0.3 s spent, 0.2 s left, and it takes 0.3 s
+        bot.act(state.observation(0), state.legal_actions(), None)
+
+
+def test_a_bot_exiting_before_it_answers_is_a_crash() -> None:
+    state, info = start()
+    bot = make_bot(scripted_source([*opening(info), ({"type": "quit"}, [])]))
+    bot.new_game(info)
+    # The script expects quit, reads act instead and exits with status 3.
+    with pytest.raises(BotCrash, match="exited with status 3"):
+        bot.act(state.observation(0), state.legal_actions(), None)
+    assert "MISMATCH" in bot.last_stderr.decode()
+
+
+def test_stderr_is_drained_while_waiting_and_its_end_kept() -> None:
+    state, info = start()
+    bot = make_bot(raw_source("chatty"), stderr_bytes=4096)
+    bot.new_game(info)
+    action = bot.act(state.observation(0), state.legal_actions(), None)  # after 1 MiB of stderr
+    assert action == state.legal_actions()[0]
+    bot.game_over(state.game.forfeit_outcome(state, 1, "timeout"))
+    assert len(bot.last_stderr) == 4096 and bot.last_stderr.endswith(b"chatter done\n")
+
+
+def test_a_program_that_does_not_exist_is_a_crash_at_start() -> None:
+    _, info = start()
+    bot = SubprocessBot(["no-such-bot-program"])
+    with pytest.raises(BotCrash, match="no program 'no-such-bot-program'"):
+        bot.new_game(info)
+
+
+def test_act_without_a_game_is_a_crash() -> None:
+    state, _ = start()
+    with pytest.raises(BotCrash):
+        SubprocessBot(["true"]).act(state.observation(0), state.legal_actions(), None)
