@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 import typer
 from rich.table import Table
 from sqlmodel import Session
 
+from arena.botloader import BUILTIN, BotSource
 from arena.botstore import (
     add_bot,
     builtin_source,
@@ -22,6 +24,8 @@ from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console
 from arena.db import session_scope
 from arena.errors import ArenaError
+from arena.sandbox import DEFAULT_LIMITS
+from arena.submission import check_submission
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -40,9 +44,13 @@ def add(
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
     ] = None,
+    check_time: Annotated[
+        float, typer.Option(help="seconds the submission check gives the bot per step")
+    ] = DEFAULT_LIMITS.move_seconds,
     db: DbOption = None,
 ) -> None:
-    """Register a bot (or a new version of it)."""
+    """Register a bot (or a new version of it). A --python or --cmd bot must first pass
+    the submission check: start, handshake and one legal move on a sample position."""
     chosen = [
         flag
         for flag, value in (("--builtin", builtin), ("--python", python), ("--cmd", cmd))
@@ -59,6 +67,8 @@ def add(
         if params:
             raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
         source = command_source(cmd or "")
+    if source.kind != BUILTIN:
+        _check_submission(source, game, name, check_time)
     engine = database(db)
     with session_scope(engine) as session:
         bot, created = add_bot(session, name=name, game=game, source=source)
@@ -67,6 +77,23 @@ def add(
         console.print(f"registered [bold]{label}[/] ({source.kind}: {source.entry}) for {game}")
     else:
         console.print(f"unchanged: [bold]{label}[/] already has this code")
+
+
+def _check_submission(source: BotSource, game: str, name: str, seconds: float) -> None:
+    """Raises SubmissionRejected (one line, exit code 2) before anything is stored."""
+    if not seconds > 0:
+        raise ArenaError(f"--check-time must be positive, not {seconds!r}")
+    limits = dataclasses.replace(DEFAULT_LIMITS, move_seconds=seconds, startup_seconds=seconds)
+    result = check_submission(source, game, label=name, limits=limits)
+    if result.warning:
+        console.print(f"warning: {result.warning}", markup=False, highlight=False)
+    else:
+        console.print(
+            f"checked: {result.name} speaks protocol {result.protocol} and answered "
+            f"{result.action!r} on the sample position in {result.move_seconds * 1000:.1f} ms",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command("list")

@@ -1,0 +1,131 @@
+"""`arena bots add` checks a submitted bot before anything is stored."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from arena.botloader import BotSource
+from arena.cli import app
+from arena.db import open_database
+from arena.sandbox import SandboxLimits
+from arena.submission import SubmissionRejected, check_submission
+from tests.arena.hostile import HERE, python_source, raw_source
+
+runner = CliRunner()
+SDK = Path(__file__).resolve().parents[2] / "bots" / "sdk" / "runtime.py"
+EXAMPLES = SDK.parents[1] / "examples"
+
+
+def add(db: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["bots", "add", *args, "--db", str(db)])
+    return result.exit_code, result.stdout + result.stderr
+
+
+def stored(db: Path) -> list[str]:
+    if not db.exists():
+        return []
+    with open_database(str(db)).connect() as connection:
+        return [row[0] for row in connection.execute(sa.text("SELECT name FROM bot"))]
+
+
+def sdk_command(file: Path, cls: str) -> str:
+    return shlex.join([sys.executable, str(SDK), f"{file}:{cls}"])
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "arena.db"
+
+
+def test_a_syntax_error_is_rejected_and_nothing_is_stored(db: Path, tmp_path: Path) -> None:
+    file = tmp_path / "bot.py"
+    file.write_text("class Bot:\n    def act(self, o, l, t)\n        return l[0]\n")
+    code, out = add(db, "broken", "-g", "koenigsgarten", "--python", str(file))
+    assert code == 2 and "syntax error at line 2" in out
+    assert stored(db) == []
+
+
+def test_a_syntax_error_behind_a_command_is_rejected(db: Path, tmp_path: Path) -> None:
+    file = tmp_path / "bot.py"
+    file.write_text("class Bot:\n    def act(self, o, l, t)\n        return l[0]\n")
+    code, out = add(db, "broken", "-g", "koenigsgarten", "--cmd", sdk_command(file, "Bot"))
+    assert code == 2 and "bot rejected: crash" in out and "syntax error at line 2" in out
+    assert len(out.strip().splitlines()) == 1  # one line, however much the bot wrote
+    assert stored(db) == []
+
+
+def test_a_missing_class_is_rejected(db: Path) -> None:
+    file = HERE / "illegal.py"
+    code, out = add(db, "nobody", "-g", "koenigsgarten", "--python", f"{file}:Nobody")
+    assert code == 2 and "no class 'Nobody'" in out
+    code, out = add(db, "nobody", "-g", "koenigsgarten", "--cmd", sdk_command(file, "Nobody"))
+    assert code == 2 and "no class 'Nobody'" in out
+    assert stored(db) == []
+
+
+def test_the_wrong_protocol_version_is_rejected(db: Path) -> None:
+    command = raw_source("wrong_version").entry
+    code, out = add(db, "future", "-g", "koenigsgarten", "--cmd", command)
+    assert code == 2 and "bot rejected: wrong protocol version" in out
+    assert "speaks protocol version 2" in out
+    assert stored(db) == []
+
+
+def test_a_bot_that_does_not_answer_in_time_is_rejected(db: Path) -> None:
+    file = HERE / "sleeper.py"
+    code, out = add(db, "slow", "-g", "koenigsgarten", "--python", str(file), "--check-time", "0.5")
+    assert code == 2 and "bot rejected: timeout" in out
+    command = raw_source("mute").entry
+    code, out = add(db, "mute", "-g", "koenigsgarten", "--cmd", command, "--check-time", "0.5")
+    assert code == 2 and "bot rejected: timeout" in out and "while starting" in out
+    assert stored(db) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (python_source("illegal.py", "Illegal"), "illegal action"),
+        (raw_source("garbage"), "malformed output"),
+        (raw_source("peek"), "protocol violation"),
+        (python_source("fork_bomb.py", "ForkBomb"), "timeout"),
+    ],
+)
+def test_a_bad_move_on_the_sample_position_is_rejected(source: BotSource, reason: str) -> None:
+    limits = SandboxLimits(move_seconds=0.5, startup_seconds=15)
+    with pytest.raises(SubmissionRejected, match=f"^bot rejected: {reason}: "):
+        check_submission(source, "koenigsgarten", limits=limits)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_a_bot_for_another_game_is_rejected(db: Path) -> None:
+    command = shlex.join(["node", str(EXAMPLES / "js_bot.js")])
+    code, out = add(db, "js", "-g", "blumengarten", "--cmd", command)
+    assert code == 2 and "does not play blumengarten" in out
+
+
+def test_a_bot_whose_move_raises_is_registered_with_a_warning(db: Path) -> None:
+    code, out = add(db, "raiser", "-g", "koenigsgarten", "--python", str(HERE / "raising.py"))
+    assert code == 0 and "warning:" in out and "RuntimeError('boom')" in out
+    assert stored(db) == ["raiser"]
+
+
+def test_a_good_bot_is_checked_then_registered(db: Path) -> None:
+    example = EXAMPLES / "python_bot.py"
+    code, out = add(db, "example", "-g", "kardinal", "--python", str(example))
+    assert code == 0, out
+    assert "checked: example-python speaks protocol 1 and answered 'take" in out
+    assert "registered example@1" in out
+    assert stored(db) == ["example"]
+
+
+def test_the_check_time_must_be_positive(db: Path) -> None:
+    example = EXAMPLES / "python_bot.py"
+    code, out = add(db, "e", "-g", "kardinal", "--python", str(example), "--check-time", "0")
+    assert code == 2 and "--check-time" in out
