@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import statistics
 from typing import Annotated
 
 import typer
@@ -10,6 +11,7 @@ from rich.table import Table
 
 from arena.bench import random_playouts, rating_fit_speed
 from arena.cli.console import console
+from arena.errors import ArenaError
 from arena.ratings import IntervalMethod, RatingError
 from engines.registry import all_games, get_game
 
@@ -134,3 +136,47 @@ def tournament(
             f"{speed.games_per_second / baseline:.2f}×",
         )
     console.print(table)
+
+
+@app.command("protocol")
+def protocol(
+    game: Annotated[str, typer.Option(help="the game whose sample position is sent")] = (
+        "koenigsgarten"
+    ),
+    moves: Annotated[int, typer.Option(help="act round trips to time")] = 20_000,
+    games: Annotated[int, typer.Option(help="game starts and ends to time")] = 30,
+) -> None:
+    """The bot protocol's cost: per move (act round trip) and per game (start, end), with
+    a trivial Python SDK bot in the full sandbox."""
+    from arena.protocol_bench import protocol_speed
+
+    if moves < 1 or games < 1:
+        raise ArenaError(f"--moves and --games must be at least 1, not {moves} and {games}")
+    speed = protocol_speed(game=game, moves=moves, games=games)
+    table = Table(
+        title=f"bot protocol, {speed.game} sample position ({speed.observation_bytes} bytes of "
+        f"observation), trivial SDK bot ({platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.machine()})"
+    )
+    columns = (
+        "moves",
+        "act median µs",
+        "act p90 µs",
+        "act mean µs",
+        "games",
+        "start median ms",
+        "end median ms",
+    )
+    for column in columns:
+        table.add_column(column, justify="right")
+    table.add_row(
+        f"{len(speed.round_trips):,}",
+        f"{speed.median * 1e6:.0f}",
+        f"{speed.p90 * 1e6:.0f}",
+        f"{statistics.mean(speed.round_trips) * 1e6:.0f}",
+        str(len(speed.starts)),
+        f"{statistics.median(speed.starts) * 1e3:.1f}",
+        f"{statistics.median(speed.ends) * 1e3:.1f}",
+    )
+    console.print(table)
+    console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
