@@ -490,9 +490,15 @@ class SandboxedProcess:
         # With a mount namespace the bot writes to a tmpfs of its own, so the host's
         # side of its directory can live in memory too: ext4 takes ms to delete it.
         memory = self.isolation.mounts and os.path.isdir(SHARED_MEMORY)
-        self.base = Path(
-            tempfile.mkdtemp(prefix="arena-bot-", dir=SHARED_MEMORY if memory else None)
-        )
+        parent = SHARED_MEMORY if memory else tempfile.gettempdir()
+        prefix = "arena-bot-"
+        if self._lease is not None:
+            # Directories named after a user id just leased belong to no live bot: an
+            # arena killed outright left them behind.
+            prefix = f"arena-bot-{self.uid}-"
+            for stale in Path(parent).glob(f"{prefix}*"):
+                shutil.rmtree(stale, ignore_errors=True)
+        self.base = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
         self.bot_pid: int | None = None
         self._bot_pidfd: int | None = None
         self._killed = self._closed = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from arena import sandbox
 from arena.runner import play_game
 from arena.sandbox import (
     GIB,
@@ -158,3 +160,19 @@ def test_isolation_is_described() -> None:
     text = ISOLATION.describe()
     assert "network namespace" in text and ("yes" in text or "no" in text)
     assert os.geteuid() != 0 or ISOLATION.process_limit == ISOLATION.user
+
+
+@pytest.mark.skipif(not ISOLATION.user, reason="the arena does not run as root here")
+def test_a_directory_left_by_a_killed_arena_goes_when_its_user_id_is_leased_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limits = SandboxLimits()
+    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())
+    first = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
+    first.close()
+    stale = first.base.parent / f"arena-bot-{first.uid}-left-behind"
+    (stale / "work").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())  # the same slot again
+    second = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
+    second.close()
+    assert second.uid == first.uid and not stale.exists()
