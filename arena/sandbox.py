@@ -334,6 +334,7 @@ class _ChildPlan:
     work_options: str
     fresh_proc: bool
     max_fd: int
+    arena_pid: int
 
 
 def _enter_child(plan: _ChildPlan) -> None:
@@ -344,7 +345,7 @@ def _enter_child(plan: _ChildPlan) -> None:
     if plan.supervise:
         bot = os.fork()  # the bot becomes PID 1 of the new PID namespace
         if bot:
-            _supervise(bot, plan.status_fd, plan.max_fd)
+            _supervise(bot, plan)
         os.close(plan.status_fd)
     if plan.overlays:
         _arrange_mounts(plan)
@@ -361,13 +362,15 @@ def _enter_child(plan: _ChildPlan) -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def _supervise(bot: int, status_fd: int, max_fd: int) -> None:
+def _supervise(bot: int, plan: _ChildPlan) -> None:
     """The supervisor: report the bot's PID, wait for it, exit as it exited."""
-    os.write(status_fd, str(bot).encode())
-    os.closerange(0, max_fd)  # its pipes too: the bot's end of them must be the last
+    os.write(plan.status_fd, str(bot).encode())
+    os.closerange(0, plan.max_fd)  # its pipes too: the bot's end must be the last
     # Spawned from a thread that outlives the bot (the executor's), so this only
     # fires when the arena itself dies; the bot then follows (its own PDEATHSIG).
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != plan.arena_pid:  # the arena died before that took effect
+        os.kill(bot, signal.SIGKILL)
     _, status = os.waitpid(bot, 0)
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
@@ -577,6 +580,7 @@ class SandboxedProcess:
             work_options=f"mode=0700,uid={self.uid},gid={self.uid},size={limits.scratch_bytes}",
             fresh_proc=isolation.mounts,
             max_fd=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+            arena_pid=os.getpid(),
         )
         try:
             process = subprocess.Popen(

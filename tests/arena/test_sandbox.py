@@ -5,6 +5,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +180,39 @@ def test_a_directory_left_by_a_killed_arena_goes_when_its_user_id_is_leased_agai
     second = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
     second.close()
     assert second.uid == first.uid and not stale.exists()
+
+
+ARENA_THAT_DIES = """
+from engines.registry import get_game
+from bots.base import GameInfo
+from tests.arena.hostile import make_bot, python_source
+
+bot = make_bot(python_source("sleeper.py", "Sleeper"), move_seconds=60)
+game = get_game("koenigsgarten")
+state = game.new_initial_state(seed=1)
+bot.new_game(GameInfo(game, {}, 0, 2, 1))
+print(bot.process.uid, flush=True)
+bot.act(state.observation(0), state.legal_actions(), None)
+"""
+
+
+@pytest.mark.skipif(not (ISOLATION.user and ISOLATION.pids), reason="needs root and PID namespaces")
+def test_the_bots_die_with_an_arena_killed_outright() -> None:
+    arena = subprocess.Popen(
+        [sys.executable, "-c", ARENA_THAT_DIES],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert arena.stdout is not None
+    uid = int(arena.stdout.readline())
+    assert processes_of(uid, zombies=False)  # the bot sleeps on its move
+    arena.kill()
+    arena.wait()
+    deadline = time.monotonic() + 10
+    while processes_of(uid, zombies=False) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_of(uid, zombies=False) == []
+    for parent in ("/dev/shm", "/tmp"):  # what a killed arena leaves (see the test above)
+        for left in Path(parent).glob(f"arena-bot-{uid}-*"):
+            shutil.rmtree(left)

@@ -56,14 +56,19 @@ def make_bot(
     return subprocess_bot(spec, time_control=time_control, limits=chosen)
 
 
-def processes_of(uid: int) -> list[int]:
-    """PIDs of every process of ``uid``, zombies included (they still count)."""
+def processes_of(uid: int, *, zombies: bool = True) -> list[int]:
+    """PIDs of the processes of ``uid``; zombies count by default (they hold a PID and
+    count against the user's process limit)."""
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == uid:
-                    found.append(int(entry.name))
+                if entry.stat().st_uid != uid:
+                    continue
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    state = stat.read().rpartition(")")[2].split()[0]
             except OSError:
                 continue
+            if zombies or state != "Z":
+                found.append(int(entry.name))
     return found
