@@ -79,7 +79,7 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     key = (context.tournament_id, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
-        bot = instantiate(context.bots[bot_id])
+        bot = instantiate(context.bots[bot_id], time_control=context.time_control)
         _bot_cache[key] = bot
     return bot
 

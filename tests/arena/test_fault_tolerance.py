@@ -135,7 +135,7 @@ def test_killing_the_driver_is_recovered_by_resume(slow_bot_any_db: str) -> None
 
 def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
     db = slow_bot
-    process = start(db, *run_args("local", 400))
+    process = start(db, *run_args("local", 1000))
     wait_until(lambda: stored(db) >= 20)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
@@ -144,7 +144,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
     assert query(db, "SELECT status FROM tournament") == [("interrupted",)]
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "local")
     assert code == 0, err
-    assert_complete_without_duplicates(db, 1, 400)
+    assert_complete_without_duplicates(db, 1, 1000)
 
 
 def test_cancel_stops_a_running_tournament(slow_bot: str) -> None:
