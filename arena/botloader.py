@@ -124,7 +124,8 @@ def subprocess_bot(
     """The sandboxed process bot for a ``python`` or ``command`` spec.
 
     A Python bot's stored code (never the user's file) is written into the sandbox
-    and run by the SDK; a command is split like a shell would (no shell runs it).
+    and run by the SDK; a command is split like a shell would (no shell runs it), and
+    the files it was stored with (an uploaded archive) are written into the sandbox.
 
     Raises:
         BotLoadError: a command that cannot be split into words, or another kind.
@@ -146,8 +147,26 @@ def subprocess_bot(
             argv = shlex.split(source.entry)
         except ValueError as exc:
             raise BotLoadError(f"bot {spec.label}: bad command {source.entry!r}: {exc}") from None
-        return SubprocessBot(argv, name=spec.label, time_control=time_control, limits=limits)
+        return SubprocessBot(
+            argv,
+            name=spec.label,
+            files=command_files(source.code),
+            time_control=time_control,
+            limits=limits,
+        )
     raise BotLoadError(f"bot {spec.label}: kind {source.kind!r} does not run as a process")
+
+
+def bundle_files(files: Mapping[str, str]) -> str:
+    """The stored code of a ``command`` bot that brings files (an uploaded archive):
+    ``{relative path: text}`` as canonical JSON, so equal files hash equally."""
+    return json.dumps(dict(files), sort_keys=True, ensure_ascii=False)
+
+
+def command_files(code: str | None) -> dict[str, str]:
+    """The files a ``command`` bot's stored code holds (see :func:`bundle_files`); the
+    sandbox writes them into the bot's code directory, ``{code}`` in the command."""
+    return {} if not code else {str(k): str(v) for k, v in json.loads(code).items()}
 
 
 def instantiate(

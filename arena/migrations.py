@@ -124,7 +124,41 @@ def _v1_initial(op: Operations) -> None:
     op.create_index("ix_bot_name", "bot", ["name"])
 
 
-MIGRATIONS: list[Callable[[Operations], None]] = [_v1_initial]
+def _v2_accounts(op: Operations) -> None:
+    """Web accounts, owners of bots and tournaments, the log the rate limit counts."""
+    op.create_table(
+        "account",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String, nullable=False),
+        sa.Column("token_hash", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("name", name="uq_account_name"),
+        sa.UniqueConstraint("token_hash", name="uq_account_token_hash"),
+    )
+    op.create_table(
+        "write_request",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("account_id", sa.Integer, sa.ForeignKey("account.id"), nullable=False),
+        sa.Column("action", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_write_request_account_created", "write_request", ["account_id", "created"])
+    for table in ("bot", "tournament"):
+        if op.get_context().dialect.name == "sqlite":
+            # SQLite cannot add a constraint to a table, but it takes a column with an
+            # inline reference (Alembic would insist on copying the whole table).
+            op.execute(
+                sa.text(f"ALTER TABLE {table} ADD COLUMN owner_id INTEGER REFERENCES account(id)")
+            )
+        else:
+            op.add_column(
+                table,
+                sa.Column("owner_id", sa.Integer, sa.ForeignKey("account.id"), nullable=True),
+            )
+        op.create_index(f"ix_{table}_owner_id", table, ["owner_id"])
+
+
+MIGRATIONS: list[Callable[[Operations], None]] = [_v1_initial, _v2_accounts]
 """Append new migrations at the end; never edit or reorder a released one."""
 
 LATEST = len(MIGRATIONS)

@@ -34,6 +34,8 @@ class BotVersion(SQLModel, table=True):
     code_hash: str
     created: datetime = Field(default_factory=utcnow)
     retired: bool = False
+    owner_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    """The account that submitted it over the web (None: registered on the command line)."""
 
     @property
     def label(self) -> str:
@@ -50,12 +52,16 @@ class Tournament(SQLModel, table=True):
     format: str
     config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    status: str = "pending"  # pending | running | interrupted | completed | cancelled | failed
+    # queued (waiting for a worker) | pending | running | interrupted | completed | cancelled
+    # | failed
+    status: str = "pending"
     scheduled: int = 0
     message: str | None = None
     created: datetime = Field(default_factory=utcnow)
     started: datetime | None = None
     finished: datetime | None = None
+    owner_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    """The account that queued it over the web (None: created on the command line)."""
 
 
 class Participant(SQLModel, table=True):
@@ -140,4 +146,31 @@ class RatingSnapshot(SQLModel, table=True):
     lower: float
     upper: float
     games: int
+    created: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """A user of the web API. Only a hash of the token is stored."""
+
+    __tablename__ = "account"
+    __table_args__ = (
+        UniqueConstraint("name", name="uq_account_name"),
+        UniqueConstraint("token_hash", name="uq_account_token_hash"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    token_hash: str
+    created: datetime = Field(default_factory=utcnow)
+
+
+class WriteRequest(SQLModel, table=True):
+    """A bot submission or a queued tournament, kept for the per-account rate limit."""
+
+    __tablename__ = "write_request"
+    __table_args__ = (Index("ix_write_request_account_created", "account_id", "created"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="account.id")
+    action: str  # submit_bot | queue_tournament
     created: datetime = Field(default_factory=utcnow)

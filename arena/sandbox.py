@@ -533,6 +533,9 @@ class SandboxedProcess:
         if files:
             code_dir.mkdir(mode=0o755)
             for name, text in files.items():
+                # Archive members may sit in folders (names checked on upload).
+                for folder in reversed(Path(name).parents[:-1]):
+                    (code_dir / folder).mkdir(mode=0o755, exist_ok=True)
                 (code_dir / name).write_text(text, encoding="utf-8")
                 (code_dir / name).chmod(0o644)
         args = [item.replace("{code}", str(code_dir)) if files else item for item in argv]

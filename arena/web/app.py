@@ -1,0 +1,285 @@
+"""The web application: :func:`create_app` builds the FastAPI app over a database.
+
+Pages (server-rendered HTML, ``arena/web/pages.py``) and the JSON API under ``/api``
+(``arena/web/api.py``, OpenAPI schema at ``/api/openapi.json``, interactive docs at
+``/api/docs``) read the same database as the command line. Errors are answered with
+a 4xx status and ``{"detail": "…"}`` naming the field and the bad value (an HTML page
+for page requests); no traceback leaves the server.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.db import open_database
+from arena.errors import ArenaError, NotFoundError, StorageError
+from arena.report import ReportError
+from arena.tournament import TournamentStateError
+from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
+from arena.web.cache import Memo, ReportCache
+from arena.web.checker import CheckFailed
+from arena.web.uploads import UploadError, UploadLimits
+from engines.errors import GameError, UnknownGameError
+
+HERE = Path(__file__).parent
+PAGE_POLICY = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+
+
+class AuthError(ArenaError):
+    """No token, or a token no account has."""
+
+
+class FieldError(ArenaError):
+    """A request field with a bad value (the message names both)."""
+
+
+class Busy(ArenaError):
+    """The server cannot take this request now (every submission check slot is taken)."""
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """What the server allows; every cap answers with a clear 4xx when passed."""
+
+    uploads: UploadLimits = field(default_factory=UploadLimits)
+    rate_limit: RateLimit = field(default_factory=RateLimit)
+    check_seconds: float = 10.0
+    """The submission check's start-up and move deadline."""
+    concurrent_checks: int = 2
+    check_wait_seconds: float = 60.0
+    config_bytes: int = 64 * 1024
+    max_games_per_table: int = 10_000
+    max_scheduled_games: int = 100_000
+    max_bots: int = 32
+    report_sync_seconds: float = 0.5
+    """Reports slower than this are refreshed in the background (see arena/web/cache.py)."""
+
+    @property
+    def body_bytes(self) -> int:
+        """The largest request body: an archive plus the form's other fields."""
+        return max(self.uploads.archive_bytes, self.uploads.python_bytes) + 64 * 1024
+
+
+@dataclass
+class WebContext:
+    """What every request handler needs; one per app."""
+
+    engine: Engine
+    settings: WebSettings
+    templates: Jinja2Templates
+    reports: ReportCache
+    replays: Memo = field(default_factory=Memo)
+    check_slots: threading.BoundedSemaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.check_slots = threading.BoundedSemaphore(self.settings.concurrent_checks)
+
+
+def context(request: Request) -> WebContext:
+    """The app's :class:`WebContext` (a FastAPI dependency)."""
+    ctx: WebContext = request.app.state.arena
+    return ctx
+
+
+def status_of(exc: Exception) -> int:
+    """The HTTP status an error of ours is answered with."""
+    if isinstance(exc, UploadError):
+        return exc.status
+    statuses: list[tuple[type[Exception], int]] = [
+        (AuthError, 401),
+        (ForbiddenError, 403),
+        (NotFoundError, 404),
+        (UnknownGameError, 404),
+        (ReportError, 404),
+        (TournamentStateError, 409),
+        (RateLimited, 429),
+        (StorageError, 503),
+        (CheckFailed, 503),
+        (Busy, 503),
+    ]
+    return next((status for kind, status in statuses if isinstance(exc, kind)), 422)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413 before they are parsed: by
+    the declared length, and by counting while reading (chunked bodies)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        received = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise BodyTooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except BodyTooLarge:
+            if started:
+                raise
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            {"detail": f"the request body is larger than {self.limit} bytes"},
+            status_code=413,
+            headers={"Connection": "close"},
+        )
+        await response(scope, receive, send)
+
+
+def _describe_validation(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        location = [str(item) for item in error.get("loc", ())]
+        where = {"body": "field", "query": "query parameter", "path": "path parameter"}.get(
+            location[0] if location else "", "field"
+        )
+        name = ".".join(location[1:]) or "(body)"
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        value = error.get("input")
+        shown = "" if value is None or isinstance(value, dict) else f" (got {value!r:.80})"
+        parts.append(f"{where} {name!r}: {message}{shown}")
+    return "; ".join(parts)
+
+
+def _wants_html(request: Request) -> bool:
+    path = request.url.path
+    return not path.startswith("/api") and not path.startswith("/static")
+
+
+def _error_response(request: Request, status: int, message: str) -> Response:
+    headers: dict[str, str] = {}
+    if _wants_html(request):
+        ctx = context(request)
+        return ctx.templates.TemplateResponse(
+            request, "error.html", {"status": status, "message": message}, status_code=status
+        )
+    return JSONResponse({"detail": message}, status_code=status, headers=headers)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def arena_error(request: Request, exc: Exception) -> Response:
+        status = status_of(exc)
+        response = _error_response(request, status, str(exc))
+        if isinstance(exc, RateLimited):
+            response.headers["Retry-After"] = str(exc.retry_after)
+        if isinstance(exc, AuthError):
+            response.headers["WWW-Authenticate"] = 'Bearer realm="arena"'
+        return response
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return _error_response(request, 422, _describe_validation(exc))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        message = str(exc.detail) if exc.status_code != 404 else f"no page {request.url.path!r}"
+        response = _error_response(request, exc.status_code, message)
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    async def database_error(request: Request, exc: Exception) -> Response:
+        original = getattr(exc, "orig", None) or exc
+        first = str(original).strip().splitlines()
+        return _error_response(request, 503, f"database error: {first[0] if first else exc}")
+
+    app.add_exception_handler(ArenaError, arena_error)
+    app.add_exception_handler(GameError, arena_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(SQLAlchemyError, database_error)
+
+
+def create_app(
+    database: Engine | str | None = None, *, settings: WebSettings | None = None
+) -> FastAPI:
+    """The web app over ``database`` (an engine, or a URL or SQLite path opened and
+    migrated like the command line's ``--db``).
+
+    Raises:
+        StorageError: the database cannot be opened.
+    """
+    from arena.web import api, pages
+
+    engine = database if isinstance(database, Engine) else open_database(database)
+    settings = settings or WebSettings()
+    app = FastAPI(
+        title="arena",
+        summary="Tournaments and ratings for bots playing card games.",
+        description=(
+            "Reading is public. Submitting bots and queueing tournaments need a token "
+            "(`arena users add NAME` prints one) sent as `Authorization: Bearer TOKEN`."
+        ),
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    app.state.arena = WebContext(
+        engine=engine,
+        settings=settings,
+        templates=templates,
+        reports=ReportCache(sync_seconds=settings.report_sync_seconds),
+    )
+    _install_error_handlers(app)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        # Only our own pages: the API's docs (/api/docs) load their scripts from a CDN.
+        if _wants_html(request):
+            response.headers.setdefault("Content-Security-Policy", PAGE_POLICY)
+            response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+    app.add_middleware(BodyLimit, limit=settings.body_bytes)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    return app

@@ -1,0 +1,177 @@
+"""Fitted reports kept in memory, keyed by the games they were computed from.
+
+A leaderboard over 100,000 games takes seconds to compute (loading every game, the
+Elo fit, the intervals, the pair statistics), but asking whether it is still current
+is one indexed aggregate: the number of stored games and the highest game id
+(:func:`games_version`). Both are needed: PostgreSQL can commit a lower id after a
+higher one, which changes the count but not the maximum.
+
+When the games changed, a report that took less than ``sync_seconds`` to compute is
+recomputed at once; a slower one is recomputed in a background thread while the stale
+one is served (flagged ``current = False``), so a busy leaderboard never makes readers
+wait for the fit. A cold key is computed at once, once, however many ask.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from arena.models import GameResult, Tournament
+from arena.report import Report
+from arena.report_format import to_json
+from arena.report_plot import plot_report
+
+GAMES = GameResult.__table__  # type: ignore[attr-defined]
+TOURNAMENTS = Tournament.__table__  # type: ignore[attr-defined]
+
+log = logging.getLogger(__name__)
+
+Version = tuple[int, int]
+"""(games stored, highest game id)."""
+
+
+def games_version(
+    engine: Engine, *, game: str | None = None, tournament_id: int | None = None
+) -> Version:
+    """The count and highest id of the stored games of one game or one tournament."""
+    query = sa.select(sa.func.count(), sa.func.max(GAMES.c.id))
+    if tournament_id is not None:
+        query = query.where(GAMES.c.tournament_id == tournament_id)
+    if game is not None:
+        ids = sa.select(TOURNAMENTS.c.id).where(TOURNAMENTS.c.game == game)
+        query = query.where(GAMES.c.tournament_id.in_(ids.scalar_subquery()))
+    with engine.connect() as connection:
+        count, highest = connection.execute(query).one()
+    return int(count), int(highest or 0)
+
+
+@dataclass
+class Entry:
+    """One computed report and what is derived from it on demand."""
+
+    version: Version
+    report: Report
+    seconds: float
+    json: bytes
+    _png: bytes | None = None
+    _png_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def png(self) -> bytes:
+        """The ratings plot, drawn once per entry."""
+        with self._png_lock:
+            if self._png is None:
+                with tempfile.TemporaryDirectory() as folder:
+                    path = Path(folder) / "plot.png"
+                    plot_report(self.report, path)
+                    self._png = path.read_bytes()
+            return self._png
+
+
+def _entry(version: Version, compute: Callable[[], Report]) -> Entry:
+    started = time.perf_counter()
+    report = compute()
+    data = json.loads(to_json(report))
+    data["as_of"] = {"games": version[0], "last_game_id": version[1]}
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Entry(version, report, time.perf_counter() - started, body)
+
+
+@dataclass(frozen=True)
+class Cached:
+    entry: Entry
+    current: bool
+
+
+class ReportCache:
+    """Reports by key; see the module's docstring for when they are recomputed."""
+
+    def __init__(self, *, sync_seconds: float = 0.5, max_entries: int = 256) -> None:
+        self.sync_seconds = sync_seconds
+        self.max_entries = max_entries
+        self._entries: dict[Hashable, Entry] = {}
+        self._refreshing: set[Hashable] = set()
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, version: Version, compute: Callable[[], Report]) -> Cached:
+        """The report of ``key`` for ``version`` of its games (or a stale one, see above).
+
+        Raises:
+            whatever ``compute`` raises when there is no entry to fall back on.
+        """
+        with self._lock:
+            entry = self._entries.get(key)
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        if entry is not None and entry.version == version:
+            return Cached(entry, True)
+        if entry is not None and entry.seconds > self.sync_seconds:
+            self._refresh_in_background(key, version, compute)
+            return Cached(entry, False)
+        with key_lock:
+            with self._lock:
+                entry = self._entries.get(key)
+            if entry is not None and entry.version == version:
+                return Cached(entry, True)
+            entry = _entry(version, compute)
+            self._store(key, entry)
+            return Cached(entry, True)
+
+    def _store(self, key: Hashable, entry: Entry) -> None:
+        with self._lock:
+            self._entries[key] = entry
+            while len(self._entries) > self.max_entries:
+                oldest = next(iter(self._entries))
+                del self._entries[oldest]
+                self._key_locks.pop(oldest, None)
+
+    def _refresh_in_background(
+        self, key: Hashable, version: Version, compute: Callable[[], Report]
+    ) -> None:
+        with self._lock:
+            if key in self._refreshing:
+                return
+            self._refreshing.add(key)
+
+        def refresh() -> None:
+            try:
+                self._store(key, _entry(version, compute))
+            except Exception:  # a failed refresh keeps serving the stale entry
+                log.exception("refreshing the report %r failed", key)
+            finally:
+                with self._lock:
+                    self._refreshing.discard(key)
+
+        threading.Thread(target=refresh, name=f"report-cache-{key}", daemon=True).start()
+
+
+class Memo:
+    """Computed bytes of immutable things (a stored game's replay), least recently used
+    first out."""
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self.max_entries = max_entries
+        self._values: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], bytes]) -> bytes:
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+        value = compute()
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self.max_entries:
+                self._values.popitem(last=False)
+        return value

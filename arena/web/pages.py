@@ -1,0 +1,154 @@
+"""Server-rendered HTML pages (Jinja2 templates in ``arena/web/templates/``).
+
+Pages show the same data as the API (``arena/web/queries.py``, the report cache);
+the little JavaScript in ``arena/web/static/`` polls a running tournament, steps
+through replays and sends the submission forms with the token.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
+
+from arena.report import Report, ReportError
+from arena.report_format import layout, summary_lines
+from arena.web import queries, reports
+from arena.web.app import WebContext, context
+from arena.web.worker import QUEUED
+from engines.registry import get_game
+
+router = APIRouter(include_in_schema=False)
+Context = Annotated[WebContext, Depends(context)]
+GAMES_PER_PAGE = 50
+LIVE_STATUSES = (QUEUED, "pending", "running")
+
+
+def _page(ctx: WebContext, request: Request, template: str, **values: Any) -> Response:
+    return ctx.templates.TemplateResponse(request, template, values)
+
+
+def _report_view(report: Report) -> dict[str, Any]:
+    return {"summary": summary_lines(report), "tables": layout(report)}
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(ctx: Context, request: Request) -> Response:
+    return _page(
+        ctx,
+        request,
+        "home.html",
+        games=queries.game_kinds(ctx.engine),
+        tournaments=queries.tournaments(ctx.engine, limit=10).items,
+    )
+
+
+@router.get("/games/{game}", response_class=HTMLResponse)
+def game_page(
+    ctx: Context,
+    request: Request,
+    game: str,
+    seats: Annotated[int | None, Query(ge=1, le=16)] = None,
+) -> Response:
+    kind = queries.game_kind(ctx.engine, game)
+    try:
+        cached = reports.leaderboard(ctx, kind.name, seats)
+    except ReportError as exc:
+        return _page(ctx, request, "game.html", game=kind, seats=seats, empty=str(exc))
+    return _page(
+        ctx,
+        request,
+        "game.html",
+        game=kind,
+        seats=seats,
+        empty=None,
+        current=cached.current,
+        **_report_view(cached.entry.report),
+    )
+
+
+@router.get("/tournaments", response_class=HTMLResponse)
+def tournaments_page(
+    ctx: Context,
+    request: Request,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    page = queries.tournaments(ctx.engine, offset=offset, limit=GAMES_PER_PAGE)
+    return _page(ctx, request, "tournaments.html", page=page)
+
+
+def _standings(ctx: WebContext, tournament_id: int) -> dict[str, Any]:
+    try:
+        return _report_view(reports.tournament(ctx, tournament_id).entry.report)
+    except ReportError as exc:
+        return {"summary": [str(exc)], "tables": []}
+
+
+@router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
+def tournament_page(
+    ctx: Context,
+    request: Request,
+    tournament_id: int,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    detail = queries.tournament_detail(ctx.engine, tournament_id)
+    games = queries.tournament_games(ctx.engine, tournament_id, offset=offset, limit=GAMES_PER_PAGE)
+    return _page(
+        ctx,
+        request,
+        "tournament.html",
+        tournament=detail,
+        games=games,
+        live=detail.status in LIVE_STATUSES,
+        **_standings(ctx, tournament_id),
+    )
+
+
+@router.get("/tournaments/{tournament_id}/standings", response_class=HTMLResponse)
+def tournament_standings(ctx: Context, request: Request, tournament_id: int) -> Response:
+    """The standings fragment a running tournament's page reloads."""
+    queries.tournament_detail(ctx.engine, tournament_id)
+    return _page(ctx, request, "standings.html", **_standings(ctx, tournament_id))
+
+
+@router.get("/records/{game_id}", response_class=HTMLResponse)
+def record_page(ctx: Context, request: Request, game_id: int) -> Response:
+    stored, record = queries.stored_record(ctx.engine, game_id)
+    return _page(
+        ctx,
+        request,
+        "record.html",
+        stored=stored,
+        record=record,
+        title=get_game(record.game).title,
+    )
+
+
+@router.get("/bots", response_class=HTMLResponse)
+def bots_page(
+    ctx: Context,
+    request: Request,
+    game: str | None = None,
+) -> Response:
+    with Session(ctx.engine) as session:
+        bots = queries.bots(session, game=game, include_retired=False)
+    return _page(ctx, request, "bots.html", bots=bots, game=game)
+
+
+@router.get("/bots/{reference}", response_class=HTMLResponse)
+def bot_page(ctx: Context, request: Request, reference: str) -> Response:
+    detail = queries.bot_detail(ctx.engine, reference, lambda game: reports.ratings(ctx, game))
+    return _page(ctx, request, "bot.html", bot=detail)
+
+
+@router.get("/submit", response_class=HTMLResponse)
+def submit_page(ctx: Context, request: Request) -> Response:
+    return _page(
+        ctx,
+        request,
+        "submit.html",
+        games=queries.game_kinds(ctx.engine),
+        settings=ctx.settings,
+    )

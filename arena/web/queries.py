@@ -1,0 +1,430 @@
+"""Reading the arena's database for the API and the pages (both show the same data).
+
+Counts and per-bot results are SQL aggregates, so a page over a large database reads
+a few rows, not every game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from arena.botstore import parse_reference
+from arena.errors import NotFoundError, RecordError
+from arena.models import (
+    BotVersion,
+    GameResult,
+    GameSeat,
+)
+from arena.models import Participant as ParticipantRow
+from arena.models import Tournament as TournamentRow
+from arena.records import GameRecord, parse_record
+from arena.storage import get_tournament
+from arena.web import schemas
+from arena.web.accounts import account_names
+from bots.registry import all_bot_kinds
+from engines.registry import all_games, get_game
+
+GAMES = GameResult.__table__  # type: ignore[attr-defined]
+SEATS = GameSeat.__table__  # type: ignore[attr-defined]
+TOURNAMENTS = TournamentRow.__table__  # type: ignore[attr-defined]
+
+
+def game_kinds(engine: Engine) -> list[schemas.GameKind]:
+    """Every game with its facets, options, built-in bots and what is stored of it."""
+    with engine.connect() as connection:
+        tournaments: dict[str, int] = dict(
+            connection.execute(
+                sa.select(TOURNAMENTS.c.game, sa.func.count()).group_by(TOURNAMENTS.c.game)
+            ).all()
+        )
+        stored: dict[str, int] = dict(
+            connection.execute(
+                sa.select(TOURNAMENTS.c.game, sa.func.count())
+                .select_from(GAMES.join(TOURNAMENTS, TOURNAMENTS.c.id == GAMES.c.tournament_id))
+                .group_by(TOURNAMENTS.c.game)
+            ).all()
+        )
+    return [
+        schemas.GameKind(
+            name=game.name,
+            title=game.title,
+            min_seats=game.min_seats,
+            max_seats=game.max_seats,
+            default_seats=game.default_seats,
+            perfect_information=game.perfect_information,
+            has_chance=game.has_chance,
+            options=[
+                schemas.GameOption(
+                    name=spec.name, kind=spec.kind, default=spec.default, help=spec.help
+                )
+                for spec in game.option_specs()
+            ],
+            bots=[kind.name for kind in all_bot_kinds(game.name)],
+            tournaments=int(tournaments.get(game.name, 0)),
+            games_stored=int(stored.get(game.name, 0)),
+        )
+        for game in all_games()
+    ]
+
+
+def game_kind(engine: Engine, name: str) -> schemas.GameKind:
+    """Raises UnknownGameError."""
+    wanted = get_game(name).name
+    return next(kind for kind in game_kinds(engine) if kind.name == wanted)
+
+
+def _bot(bot: BotVersion, owners: dict[int, str]) -> schemas.Bot:
+    assert bot.id is not None
+    return schemas.Bot(
+        id=bot.id,
+        name=bot.name,
+        version=bot.version,
+        label=bot.label,
+        game=bot.game,
+        kind=bot.kind,
+        entry=bot.entry,
+        params=dict(bot.params),
+        code_hash=bot.code_hash,
+        created=bot.created,
+        retired=bot.retired,
+        owner=owners.get(bot.owner_id) if bot.owner_id is not None else None,
+    )
+
+
+def bot_view(session: Session, bot: BotVersion) -> schemas.Bot:
+    owners = account_names(session, {bot.owner_id} if bot.owner_id is not None else set())
+    return _bot(bot, owners)
+
+
+def bots(session: Session, *, game: str | None, include_retired: bool) -> list[schemas.Bot]:
+    """Registered bot versions, by name and version (``arena bots list``)."""
+    query = select(BotVersion)
+    if game is not None:
+        query = query.where(BotVersion.game == get_game(game).name)
+    if not include_retired:
+        query = query.where(col(BotVersion.retired).is_(False))
+    rows = session.exec(query.order_by(col(BotVersion.name), col(BotVersion.version))).all()
+    owners = account_names(session, {b.owner_id for b in rows if b.owner_id is not None})
+    return [_bot(bot, owners) for bot in rows]
+
+
+def bot_detail(
+    engine: Engine, reference: str, ratings: Callable[[str], dict[str, schemas.Rating]]
+) -> schemas.BotDetail:
+    """Every version of the bot ``reference`` names (``NAME`` or ``NAME@V``), with its
+    results per tournament, its forfeits by reason and its leaderboard rating
+    (``ratings(game)`` maps labels to ratings).
+
+    Raises:
+        NotFoundError: no such bot. BotRegistryError: a malformed reference.
+    """
+    name, _ = parse_reference(reference)
+    with Session(engine) as session:
+        versions = session.exec(
+            select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
+        ).all()
+        if not versions:
+            raise NotFoundError(f"no bot {reference!r}")
+        owners = account_names(session, {b.owner_id for b in versions if b.owner_id is not None})
+    ids = [bot.id for bot in versions if bot.id is not None]
+    results = _results(engine, ids)
+    forfeits = _forfeits(engine, ids)
+    rated = ratings(versions[0].game)
+    details = []
+    for bot in versions:
+        assert bot.id is not None
+        mine = results.get(bot.id, [])
+        details.append(
+            schemas.BotVersionDetail(
+                **_bot(bot, owners).model_dump(),
+                games=sum(result.games for result in mine),
+                results=mine,
+                forfeits=forfeits.get(bot.id, {}),
+                rating=rated.get(bot.label),
+            )
+        )
+    first = versions[0]
+    return schemas.BotDetail(
+        name=name,
+        game=first.game,
+        owner=owners.get(first.owner_id) if first.owner_id is not None else None,
+        versions=details,
+    )
+
+
+def _results(engine: Engine, bot_ids: list[int]) -> dict[int, list[schemas.BotResult]]:
+    """Per bot and tournament: games, pairwise W-D-L against the other seats, mean place,
+    forfeits. One aggregate over the bot's seats joined to the other seats of each game."""
+    me, other = SEATS.alias("me"), SEATS.alias("other")
+    pairs = (
+        sa.select(
+            me.c.bot_id,
+            me.c.tournament_id,
+            sa.func.sum(sa.case((me.c.place < other.c.place, 1), else_=0)).label("wins"),
+            sa.func.sum(sa.case((me.c.place == other.c.place, 1), else_=0)).label("draws"),
+            sa.func.sum(sa.case((me.c.place > other.c.place, 1), else_=0)).label("losses"),
+        )
+        .select_from(
+            me.join(
+                other,
+                sa.and_(
+                    other.c.tournament_id == me.c.tournament_id,
+                    other.c.game_index == me.c.game_index,
+                    other.c.seat != me.c.seat,
+                ),
+            )
+        )
+        .where(me.c.bot_id.in_(bot_ids))
+        .group_by(me.c.bot_id, me.c.tournament_id)
+    )
+    seats = (
+        sa.select(
+            me.c.bot_id,
+            me.c.tournament_id,
+            sa.func.count(),
+            sa.func.avg(me.c.place),
+            sa.func.sum(sa.case((me.c.forfeit, 1), else_=0)),
+            TOURNAMENTS.c.name,
+        )
+        .select_from(me.join(TOURNAMENTS, TOURNAMENTS.c.id == me.c.tournament_id))
+        .where(me.c.bot_id.in_(bot_ids))
+        .group_by(me.c.bot_id, me.c.tournament_id, TOURNAMENTS.c.name)
+        .order_by(me.c.tournament_id)
+    )
+    with engine.connect() as connection:
+        paired = {
+            (row.bot_id, row.tournament_id): (int(row.wins), int(row.draws), int(row.losses))
+            for row in connection.execute(pairs)
+        }
+        results: dict[int, list[schemas.BotResult]] = defaultdict(list)
+        for bot_id, tournament_id, games, place, forfeits, title in connection.execute(seats):
+            wins, draws, losses = paired.get((bot_id, tournament_id), (0, 0, 0))
+            compared = wins + draws + losses
+            results[bot_id].append(
+                schemas.BotResult(
+                    tournament_id=tournament_id,
+                    tournament=title,
+                    games=int(games),
+                    wins=wins,
+                    draws=draws,
+                    losses=losses,
+                    score_percent=100.0 * (wins + 0.5 * draws) / compared if compared else 0.0,
+                    mean_place=float(place),
+                    forfeits=int(forfeits or 0),
+                )
+            )
+    return results
+
+
+def _forfeits(engine: Engine, bot_ids: list[int]) -> dict[int, dict[str, int]]:
+    query = (
+        sa.select(SEATS.c.bot_id, GAMES.c.reason, sa.func.count())
+        .select_from(
+            SEATS.join(
+                GAMES,
+                sa.and_(
+                    GAMES.c.tournament_id == SEATS.c.tournament_id,
+                    GAMES.c.index == SEATS.c.game_index,
+                ),
+            )
+        )
+        .where(SEATS.c.bot_id.in_(bot_ids), SEATS.c.forfeit.is_(True))
+        .group_by(SEATS.c.bot_id, GAMES.c.reason)
+    )
+    forfeits: dict[int, dict[str, int]] = defaultdict(dict)
+    with engine.connect() as connection:
+        for bot_id, reason, count in connection.execute(query):
+            forfeits[bot_id][reason or "unknown"] = int(count)
+    return forfeits
+
+
+def _stored_counts(engine: Engine, ids: list[int]) -> dict[int, int]:
+    if not ids:
+        return {}
+    query = (
+        sa.select(GAMES.c.tournament_id, sa.func.count())
+        .where(GAMES.c.tournament_id.in_(ids))
+        .group_by(GAMES.c.tournament_id)
+    )
+    with engine.connect() as connection:
+        return {int(t): int(n) for t, n in connection.execute(query)}
+
+
+def _tournament(row: TournamentRow, stored: int, owners: dict[int, str]) -> schemas.Tournament:
+    assert row.id is not None
+    return schemas.Tournament(
+        id=row.id,
+        name=row.name,
+        game=row.game,
+        format=row.format,
+        status=row.status,
+        seed=row.seed,
+        options=dict(row.options),
+        scheduled=row.scheduled,
+        stored=stored,
+        message=row.message,
+        created=row.created,
+        started=row.started,
+        finished=row.finished,
+        owner=owners.get(row.owner_id) if row.owner_id is not None else None,
+    )
+
+
+def tournaments(
+    engine: Engine,
+    *,
+    game: str | None = None,
+    status: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+) -> schemas.TournamentPage:
+    """Tournaments, newest first (``arena tournament list``)."""
+    with Session(engine) as session:
+        query = select(TournamentRow)
+        counting = select(func.count()).select_from(TournamentRow)
+        if game is not None:
+            name = get_game(game).name
+            query = query.where(TournamentRow.game == name)
+            counting = counting.where(TournamentRow.game == name)
+        if status is not None:
+            query = query.where(TournamentRow.status == status)
+            counting = counting.where(TournamentRow.status == status)
+        total = int(session.exec(counting).one())
+        rows = session.exec(
+            query.order_by(col(TournamentRow.id).desc()).offset(offset).limit(limit)
+        ).all()
+        owners = account_names(session, {t.owner_id for t in rows if t.owner_id is not None})
+    stored = _stored_counts(engine, [t.id for t in rows if t.id is not None])
+    items = [_tournament(t, stored.get(t.id or 0, 0), owners) for t in rows]
+    return schemas.TournamentPage(items=items, total=total, offset=offset, limit=limit)
+
+
+def tournament_detail(engine: Engine, tournament_id: int) -> schemas.TournamentDetail:
+    """Raises NotFoundError."""
+    with Session(engine) as session:
+        row = get_tournament(session, tournament_id)
+        members = session.exec(
+            select(ParticipantRow)
+            .where(ParticipantRow.tournament_id == tournament_id)
+            .order_by(col(ParticipantRow.position))
+        ).all()
+        labels = _labels(session, {p.bot_id for p in members})
+        owners = account_names(session, {row.owner_id} if row.owner_id is not None else set())
+    stored = _stored_counts(engine, [tournament_id]).get(tournament_id, 0)
+    return schemas.TournamentDetail(
+        **_tournament(row, stored, owners).model_dump(),
+        config=dict(row.config),
+        participants=[
+            schemas.Participant(
+                bot_id=p.bot_id,
+                bot=labels.get(p.bot_id, str(p.bot_id)),
+                role=p.role,
+                suspended=p.suspended,
+                suspended_reason=p.suspended_reason,
+            )
+            for p in members
+        ],
+    )
+
+
+def _labels(session: Session, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = session.exec(select(BotVersion).where(col(BotVersion.id).in_(ids))).all()
+    return {bot.id: bot.label for bot in rows if bot.id is not None}
+
+
+GAME_COLUMNS = (
+    GAMES.c.id,
+    GAMES.c.tournament_id,
+    GAMES.c.index,
+    GAMES.c.seed,
+    GAMES.c.seats,
+    GAMES.c.status,
+    GAMES.c.returns,
+    GAMES.c.ranking,
+    GAMES.c.termination,
+    GAMES.c.offender,
+    GAMES.c.reason,
+    GAMES.c.duration,
+)
+
+
+def _stored_game(row: Any, labels: dict[int, str]) -> schemas.StoredGame:
+    return schemas.StoredGame(
+        id=row.id,
+        tournament_id=row.tournament_id,
+        index=row.index,
+        seed=row.seed,
+        players=[labels.get(bot, str(bot)) for bot in row.seats],
+        seats=list(row.seats),
+        status=row.status,
+        returns=list(row.returns),
+        ranking=list(row.ranking),
+        termination=row.termination,
+        offender=row.offender,
+        reason=row.reason,
+        duration=row.duration,
+    )
+
+
+def tournament_games(
+    engine: Engine, tournament_id: int, *, offset: int, limit: int
+) -> schemas.GamePage:
+    """The stored games of a tournament in index order.
+
+    Raises:
+        NotFoundError: no such tournament.
+    """
+    with Session(engine) as session:
+        get_tournament(session, tournament_id)
+    query = (
+        sa.select(*GAME_COLUMNS)
+        .where(GAMES.c.tournament_id == tournament_id)
+        .order_by(GAMES.c.index)
+        .offset(offset)
+        .limit(limit)
+    )
+    with engine.connect() as connection:
+        rows = connection.execute(query).all()
+    total = _stored_counts(engine, [tournament_id]).get(tournament_id, 0)
+    with Session(engine) as session:
+        labels = _labels(session, {bot for row in rows for bot in row.seats})
+    return schemas.GamePage(
+        items=[_stored_game(row, labels) for row in rows], total=total, offset=offset, limit=limit
+    )
+
+
+def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, GameRecord]:
+    """A stored game with its parsed record.
+
+    Raises:
+        NotFoundError: no such game. RecordError: its record is unreadable.
+    """
+    query = (
+        sa.select(*GAME_COLUMNS, GAMES.c.record, TOURNAMENTS.c.game)
+        .select_from(GAMES.join(TOURNAMENTS, TOURNAMENTS.c.id == GAMES.c.tournament_id))
+        .where(GAMES.c.id == game_id)
+    )
+    with engine.connect() as connection:
+        row = connection.execute(query).first()
+    if row is None:
+        raise NotFoundError(f"no stored game {game_id}")
+    try:
+        data = json.loads(row.record)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"the record of game {game_id} is not JSON: {exc.msg}") from None
+    record = parse_record(data, f"game {game_id}")
+    if not isinstance(record, GameRecord):
+        raise RecordError(f"game {game_id} stores a match record, not a game")
+    with Session(engine) as session:
+        labels = _labels(session, set(row.seats))
+    stored = _stored_game(row, labels)
+    return schemas.StoredRecord(**stored.model_dump(), game=row.game, record=data), record

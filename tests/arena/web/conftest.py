@@ -1,0 +1,64 @@
+"""Fixtures of the web tests: a database with real played games, an app, accounts."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from fastapi.testclient import TestClient
+from rich.console import Console
+from sqlalchemy.engine import Engine
+
+from arena.config import validate_config
+from arena.db import open_database, session_scope
+from arena.tournament import TournamentRunner, create_tournament
+from arena.web.accounts import RateLimit, create_account
+from arena.web.app import WebSettings, create_app
+
+FIRST_LEGAL = """
+class FirstLegal:
+    def act(self, observation, legal_actions, time_left):
+        return legal_actions[0]
+"""
+
+
+def play_tournament(engine: Engine, **config: object) -> int:
+    """Create and run a tournament with the local executor; returns its id."""
+    settings = {"executor": "local", "games": 2, "seed": 3, **config}
+    tournament_id = create_tournament(engine, validate_config(settings, "test"))
+    TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO())).run()
+    return tournament_id
+
+
+def make_account(engine: Engine, name: str) -> str:
+    """A new account's bearer header value."""
+    with session_scope(engine) as session:
+        _, token = create_account(session, name)
+    return token
+
+
+@dataclass
+class Web:
+    engine: Engine
+    client: TestClient
+
+    def auth(self, name: str = "alice") -> dict[str, str]:
+        return {"Authorization": f"Bearer {make_account(self.engine, name)}"}
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    engine = open_database(db_url)
+    yield engine
+    engine.dispose()
+
+
+TEST_SETTINGS = WebSettings(rate_limit=RateLimit(requests=3, seconds=60.0), check_seconds=10.0)
+
+
+@pytest.fixture
+def web(engine: Engine) -> Iterator[Web]:
+    with TestClient(create_app(engine, settings=TEST_SETTINGS)) as client:
+        yield Web(engine, client)
