@@ -158,7 +158,16 @@ def _v2_accounts(op: Operations) -> None:
         op.create_index(f"ix_{table}_owner_id", table, ["owner_id"])
 
 
-MIGRATIONS: list[Callable[[Operations], None]] = [_v1_initial, _v2_accounts]
+def _v3_game_order_index(op: Operations) -> None:
+    """A tournament's newest game id in one probe (the web's report cache asks often)."""
+    op.create_index("ix_game_tournament_id_id", "game", ["tournament_id", "id"])
+
+
+MIGRATIONS: list[Callable[[Operations], None]] = [
+    _v1_initial,
+    _v2_accounts,
+    _v3_game_order_index,
+]
 """Append new migrations at the end; never edit or reorder a released one."""
 
 LATEST = len(MIGRATIONS)

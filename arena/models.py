@@ -98,7 +98,11 @@ class GameResult(SQLModel, table=True):
     """A played game. Unique per (tournament, index): no game is ever stored twice."""
 
     __tablename__ = "game"
-    __table_args__ = (UniqueConstraint("tournament_id", "index", name="uq_game"),)
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "index", name="uq_game"),
+        # A tournament's newest game in one index probe: the web's cache key.
+        Index("ix_game_tournament_id_id", "tournament_id", "id"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)

@@ -16,6 +16,7 @@ import random
 import statistics
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -247,7 +248,10 @@ def leaderboard_latency(
 ) -> LatencySummary:
     """Fill a fresh database (a temporary SQLite file unless ``url`` names an empty
     database) and time ``requests`` leaderboard requests after a cold one."""
-    from fastapi.testclient import TestClient
+    with warnings.catch_warnings():
+        # Starlette would rather have the httpx2 package for its test client; httpx works.
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+        from fastapi.testclient import TestClient
 
     from arena.web.app import create_app
 

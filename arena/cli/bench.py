@@ -180,3 +180,42 @@ def protocol(
     )
     console.print(table)
     console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
+
+
+@app.command("web")
+def web(
+    games: Annotated[int, typer.Option(help="finished games to store first")] = 100_000,
+    requests: Annotated[int, typer.Option(help="leaderboard requests to time")] = 200,
+    bots: Annotated[int, typer.Option(help="bot versions playing them")] = 8,
+    db: Annotated[
+        str | None,
+        typer.Option(help="an empty database to fill (default: a temporary SQLite file)"),
+    ] = None,
+) -> None:
+    """Leaderboard API latency (GET /api/leaderboards/GAME) over a database of stored games."""
+    from arena.web_bench import leaderboard_latency
+
+    if games < 1 or requests < 1 or bots < 2:
+        raise ArenaError(
+            f"--games and --requests must be at least 1 and --bots 2, not {games}, {requests}, "
+            f"{bots}"
+        )
+    speed = leaderboard_latency(games=games, requests=requests, bots=bots, url=db)
+    table = Table(
+        title=f"GET /api/leaderboards/koenigsgarten, {speed.games:,} stored games among {bots} "
+        f"bots, {speed.fill.tournaments} tournaments, {speed.database} "
+        f"({platform.python_implementation()} {platform.python_version()})"
+    )
+    columns = ("fill s", "cold s", "requests", "p50 ms", "p90 ms", "p99 ms", "max ms")
+    for column in columns:
+        table.add_column(column, justify="right")
+    table.add_row(
+        f"{speed.fill.seconds:.1f}",
+        f"{speed.cold_seconds:.2f}",
+        str(speed.requests),
+        f"{speed.p50 * 1e3:.1f}",
+        f"{speed.p90 * 1e3:.1f}",
+        f"{speed.p99 * 1e3:.1f}",
+        f"{max(speed.seconds) * 1e3:.1f}",
+    )
+    console.print(table)

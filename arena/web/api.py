@@ -128,8 +128,8 @@ def _report_response(cached: Cached) -> Response:
 
 
 def _etag(cached: Cached) -> str:
-    count, last = cached.entry.version
-    return f'"{count}-{last}"'
+    total, last = cached.entry.version
+    return f'"{total}-{last}"'
 
 
 def _png_response(request: Request, cached: Cached) -> Response:

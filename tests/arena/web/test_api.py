@@ -37,7 +37,7 @@ def test_reports_and_leaderboards_equal_the_command_lines(web: Web) -> None:
     assert report.status_code == 200
     data = report.json()
     expected = json.loads(to_json(tournament_report(web.engine, tournament_id)))
-    assert data.pop("as_of") == {"games": 12, "last_game_id": data_last_id(web, tournament_id)}
+    assert data.pop("as_of") == {"last_game_id": data_last_id(web, tournament_id)}
     assert data == expected
     board = web.client.get("/api/leaderboards/koenigsgarten")
     assert board.headers["x-report-current"] == "true"
