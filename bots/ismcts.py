@@ -1,0 +1,196 @@
+"""Information-set Monte Carlo tree search (single observer) for hidden-information games.
+
+SO-ISMCTS (Cowling, Powley & Whitehouse 2012): one tree over the actions seen from
+the bot's seat. Each iteration draws a fresh determinisation — a full state
+consistent with the bot's observation, ``game.state_from_observation(observation,
+rng)`` — and descends the tree using only the actions legal in that sample. A child
+is scored by UCB1 with its *availability* (how often it was legal when its parent
+was visited) in place of the parent's visits, so actions that are rarely possible are
+not over-explored. A new child is added for one untried legal action, the game is
+played out by the playout policy of :mod:`bots.policies`, and every node on the path
+is credited with the reward of the seat that chose its action: the seat's share of
+the opponents it finished ahead of (:func:`bots.mcts.seat_rewards`), plus, with
+``margin`` > 0, that weight times its normalised score margin (see
+:func:`score_rewards`). The most visited action is played.
+
+Budgets: a number of iterations and/or seconds per move (and never more than an
+eighth of the time left for the game); every random choice comes from the bot's
+seeded generator, so a seeded game replays the same under an iteration budget.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal
+
+import pydantic
+from pydantic import ConfigDict
+
+from bots.base import Bot
+from bots.mcts import seat_rewards
+from bots.policies import Simulation, TreeActions, simulation, tree_actions
+from bots.registry import BotKind, register_bot_kind
+from engines.core import TERMINAL, Action, State
+from engines.outcome import competition_ranking
+
+ISMCTS_GAMES: Final = frozenset({"kings_corner", "kardinal"})
+TIME_SHARE: Final = 8
+"""A move may use at most 1/TIME_SHARE of the game's remaining time."""
+
+
+def score_rewards(scores: Sequence[float], margin: float, scale: float) -> list[float]:
+    """Per-seat rewards in 0..1: the seat's share of the opponents it finished ahead of
+    (:func:`seat_rewards`), mixed with weight ``margin`` : 1 with its lead over the
+    average opponent squashed into 0..1 (``(1 + tanh(lead / scale)) / 2``)."""
+    rewards = seat_rewards(competition_ranking(scores))
+    seats = len(scores)
+    if margin <= 0 or seats < 2:
+        return rewards
+    total = sum(scores)
+    return [
+        (reward + margin * (1 + math.tanh((mine - (total - mine) / (seats - 1)) / scale)) / 2)
+        / (1 + margin)
+        for reward, mine in zip(rewards, scores, strict=True)
+    ]
+
+
+class _Node:
+    __slots__ = ("available", "children", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Action, _Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0
+        """Total reward of the seat that chose the action leading here."""
+
+
+class IsMctsBot(Bot):
+    """Single-observer IS-MCTS (see the module docstring)."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        iterations: int = 1000,
+        seconds: float = 0.0,
+        exploration: float = 0.7,
+        playout: Literal["random", "heuristic"] = "heuristic",
+        margin: float = 0.0,
+        depth: int = 0,
+    ) -> None:
+        super().__init__(seed=seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.playout = playout
+        self.margin = margin
+        self.depth = depth
+        self.last_iterations = 0
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        if len(legal_actions) == 1 or self.info is None:
+            return legal_actions[0]
+        game = self.info.game
+        simulate = simulation(game.name, self.playout)
+        considered = tree_actions(game.name)
+        start = time.perf_counter()
+        deadline = start + self.seconds if self.seconds > 0 else math.inf
+        if time_left is not None:
+            deadline = min(deadline, start + time_left / TIME_SHARE)
+        root = _Node()
+        done = 0
+        while done < self.iterations and (done % 8 or time.perf_counter() < deadline):
+            state = game.state_from_observation(observation, self.rng)
+            self._iterate(root, state, simulate, considered)
+            done += 1
+        self.last_iterations = done
+        visits = {
+            action: child.visits for action, child in root.children.items() if child.visits > 0
+        }
+        if not visits:
+            return legal_actions[0]
+        best = max(visits, key=visits.__getitem__)
+        return legal_actions[legal_actions.index(best)]
+
+    def _iterate(
+        self, root: _Node, state: State, simulate: Simulation, considered: TreeActions
+    ) -> None:
+        rng = self.rng
+        c = self.exploration
+        node = root
+        path: list[tuple[_Node, int]] = []
+        while True:
+            seat = state.current_seat
+            if seat == TERMINAL:
+                break
+            legal = considered(state, state.legal_actions())
+            children = node.children
+            untried = [action for action in legal if action not in children]
+            if untried:
+                action = untried[rng.randrange(len(untried))]
+                child = children[action] = _Node()
+                for other in legal:
+                    if other in children:
+                        children[other].available += 1
+                state.apply_unchecked(action)
+                path.append((child, seat))
+                break
+            best_score = -math.inf
+            chosen: Action = legal[0]
+            for action in legal:
+                child = children[action]
+                child.available += 1
+                score = child.reward / child.visits + c * math.sqrt(
+                    math.log(child.available) / child.visits
+                )
+                if score > best_score:
+                    best_score = score
+                    chosen = action
+            state.apply_unchecked(chosen)
+            node = children[chosen]
+            path.append((node, seat))
+        rewards = score_rewards(simulate.run(state, rng, self.depth), self.margin, simulate.scale)
+        root.visits += 1
+        for child, seat in path:
+            child.visits += 1
+            child.reward += rewards[seat]
+
+
+@pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class IsMctsParams:
+    seed: int = pydantic.Field(default=0, description="base seed")
+    iterations: int = pydantic.Field(default=1000, ge=1, description="iterations per move")
+    seconds: float = pydantic.Field(default=0.0, ge=0.0, description="time per move (0: none)")
+    exploration: float = pydantic.Field(default=0.7, gt=0.0, description="UCB1 constant")
+    playout: Literal["random", "heuristic"] = pydantic.Field(
+        default="heuristic", description="playout policy (bots/playouts.py)"
+    )
+    margin: float = pydantic.Field(
+        default=0.0, ge=0.0, description="weight of the normalised score margin in rewards"
+    )
+    depth: int = pydantic.Field(
+        default=0,
+        ge=0,
+        description="turns to simulate before evaluating the position (0: to the end)",
+    )
+
+
+register_bot_kind(
+    BotKind(
+        "ismcts",
+        IsMctsBot,
+        "information-set MCTS (single observer) over sampled determinisations",
+        games=ISMCTS_GAMES,
+        params_type=IsMctsParams,
+    )
+)
