@@ -55,19 +55,14 @@ def games_version(
         .where(GAMES.c.tournament_id == TOURNAMENTS.c.id)
         .scalar_subquery()
     )
-    per_tournament = sa.select(newest.label("newest"))
+    query = sa.select(newest)
     if game is not None:
-        per_tournament = per_tournament.where(TOURNAMENTS.c.game == game)
+        query = query.where(TOURNAMENTS.c.game == game)
     if tournament_id is not None:
-        per_tournament = per_tournament.where(TOURNAMENTS.c.id == tournament_id)
-    rows = per_tournament.subquery()
-    query = sa.select(
-        sa.func.coalesce(sa.func.sum(rows.c.newest), 0),
-        sa.func.coalesce(sa.func.max(rows.c.newest), 0),
-    )
+        query = query.where(TOURNAMENTS.c.id == tournament_id)
     with engine.connect() as connection:
-        total, highest = connection.execute(query).one()
-    return int(total), int(highest)
+        ids = [int(value) for value in connection.execute(query).scalars() if value is not None]
+    return sum(ids), max(ids, default=0)
 
 
 @dataclass

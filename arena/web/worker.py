@@ -69,9 +69,10 @@ def run_claimed(
     """
     try:
         summary = TournamentRunner(engine, tournament_id, console=console, executor=executor).run()
-    except ArenaError as exc:
+    except Exception as exc:  # one bad tournament must not stop the worker
         log.warning("tournament %s failed: %s", tournament_id, exc)
-        set_status(engine, tournament_id, FAILED, message=str(exc))
+        message = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
+        set_status(engine, tournament_id, FAILED, message=message)
         return None
     if summary.status == INTERRUPTED:
         set_status(engine, tournament_id, QUEUED, message=REQUEUED_MESSAGE)

@@ -30,9 +30,7 @@ def test_the_version_changes_exactly_when_games_are_stored(engine: Engine) -> No
     version = games_version(engine, game="koenigsgarten")
     assert version == (newest, newest)
     assert games_version(engine, tournament_id=first) == version
-    kings = play_tournament(
-        engine, game="kings_corner", bots=["random:seed=7", "greedy"], seats=2
-    )
+    kings = play_tournament(engine, game="kings_corner", bots=["random:seed=7", "greedy"], seats=2)
     assert games_version(engine, game="koenigsgarten") == version
     assert games_version(engine, tournament_id=kings)[1] > newest
     play_tournament(engine, game="koenigsgarten", bots=["random", "random:seed=2"], games=4)

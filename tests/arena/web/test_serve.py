@@ -1,0 +1,77 @@
+"""``arena serve`` for real: a live server whose worker runs a tournament queued over
+HTTP, and stops cleanly with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.db import open_database
+from tests.arena.web.conftest import make_account
+from tests.arena.web.test_browser import free_port
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+
+def wait_until(condition: object, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    engine = open_database(db)
+    token = make_account(engine, "alice")
+    engine.dispose()
+    port = free_port()
+    environment = {key: value for key, value in os.environ.items() if key != "ARENA_DB"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db", db],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        try:
+            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_until(up, 30, "arena serve did not start")
+        queued = httpx.post(
+            f"{url}/api/tournaments",
+            headers={"Authorization": f"Bearer {token}"},
+            json={
+                "game": "koenigsgarten",
+                "bots": ["random", "first-legal"],
+                "games": 4,
+                "executor": "local",
+            },
+        )
+        assert queued.status_code == 202, queued.text
+        tournament = f"{url}/api/tournaments/{queued.json()['id']}"
+        wait_until(
+            lambda: httpx.get(tournament).json()["status"] == "completed",
+            60,
+            "the worker did not run the queued tournament",
+        )
+        assert httpx.get(tournament).json()["stored"] == 4
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(40)
+    assert server.returncode == 0
+    stderr = server.stderr.read().decode() if server.stderr else ""
+    assert "worker: stopped after 1 tournament" in stderr
