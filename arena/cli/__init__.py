@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from typer._click import Context
 from typer.core import TyperGroup
 
-from arena.cli import bench, bots, play, report, tournament, web
+from arena.cli import bench, bots, play, report, solitaire, solve, tournament, web
 from arena.cli.console import error_console
 from arena.errors import ArenaError
 from engines.errors import GameError
@@ -55,6 +55,8 @@ app.command("demo")(tournament.demo)
 app.add_typer(bots.app, name="bots")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(bench.app, name="bench")
+app.add_typer(solve.app, name="solve")
+app.command("solitaire")(solitaire.solitaire)
 app.command("serve")(web.serve)
 app.command("worker")(web.worker)
 app.add_typer(web.users_app, name="users")

@@ -182,6 +182,85 @@ def protocol(
     console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
 
 
+@app.command("solver")
+def solver(
+    game: Annotated[str, typer.Argument(help="the patience to solve (blumengarten)")],
+    deals: Annotated[int, typer.Option(help="random deals to solve")] = 200,
+    timeout: Annotated[float, typer.Option(help="seconds per deal")] = 10.0,
+    seed: Annotated[int, typer.Option(help="deal i is shuffled from derive_seed(seed, i)")] = 0,
+    jobs: Annotated[int, typer.Option(help="deals solved at once, one worker process each")] = 2,
+    variant: Annotated[
+        list[str] | None, typer.Option(help="sequences, garden_7x5 (default: classic)")
+    ] = None,
+) -> None:
+    """Solve random deals: the shares won, proved lost and unknown, and time per won deal."""
+    import os
+
+    from arena.solver_bench import DealResult, run_solver_bench
+
+    options = {name: True for name in variant or [] if name != "classic"}
+    done = 0
+
+    def progress(result: DealResult) -> None:
+        nonlocal done
+        done += 1
+        if done % 20 == 0 or done == deals:
+            console.print(f"  {done}/{deals} deals solved", highlight=False)
+
+    summary = run_solver_bench(
+        game,
+        deals=deals,
+        timeout=timeout,
+        seed=seed,
+        jobs=jobs,
+        options=options,
+        on_result=progress,
+    )
+    won_times = summary.won_seconds
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    table = Table(
+        title=f"{game} solver: {deals} deals from seed {seed}, {timeout:g} s each, "
+        f"{jobs} at a time ({platform.python_implementation()} {platform.python_version()}, "
+        f"load average {load:.1f} at the end)"
+    )
+    for column in (
+        "won",
+        "lost (proved)",
+        "unknown",
+        "won: median s",
+        "won: p90 s",
+        "won: max s",
+        "nodes/s",
+    ):
+        table.add_column(column, justify="right")
+
+    def share(status: str) -> str:
+        return f"{summary.count(status)} ({summary.share(status):.1%})"
+
+    def at(fraction: float) -> str:
+        if not won_times:
+            return "—"
+        return f"{won_times[min(len(won_times) - 1, int(fraction * len(won_times)))]:.2f}"
+
+    median = summary.median_won_seconds
+    table.add_row(
+        share("won"),
+        share("lost"),
+        share("unknown"),
+        "—" if median is None else f"{median:.2f}",
+        at(0.9),
+        at(1.0),
+        f"{summary.nodes_per_second:,.0f}",
+    )
+    console.print(table)
+    console.print(
+        f"won {share('won')}, proved lost {share('lost')}, unknown {share('unknown')}; "
+        f"median time of a won deal "
+        f"{'—' if median is None else f'{median:.2f} s'}",
+        soft_wrap=True,
+    )
+
+
 @app.command("web")
 def web(
     games: Annotated[int, typer.Option(help="finished games to store first")] = 100_000,

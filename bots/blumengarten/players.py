@@ -1,0 +1,158 @@
+"""The Blumengarten players: a greedy one-ply player and the solver's player."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import pydantic
+from pydantic import ConfigDict
+
+from bots.base import Bot, GameInfo
+from bots.blumengarten.search import WON, position_key, ranked_moves, solve
+from engines.blumengarten import FOUNDATION, RESIGN, BlumengartenState, Move
+from engines.core import Action
+
+
+@pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class GreedyParams:
+    seed: int = pydantic.Field(default=0, description="base seed (the greedy bot never draws)")
+    patience: int = pydantic.Field(
+        default=80,
+        ge=1,
+        description="resign after this many moves without a card reaching a foundation",
+    )
+
+
+class GreedyBot(Bot):
+    """A sensible player without search.
+
+    Safe foundation moves first (cards no other card could still need as a base), then
+    any foundation move. Otherwise it looks one move ahead (a bridge of bouquet cards
+    counts as one move), plays every foundation move that move makes possible, and
+    judges the position reached (cards on the foundations, how deep the next cards of
+    each suit lie, cards stuck over a lower card of their suit, empty columns). Each
+    bouquet card spent in the garden costs ``BOUQUET_CHARGE`` points, so the bouquet
+    is spent last. It never goes back to a position it has seen in this game, and it
+    resigns when every move would, or after ``patience`` moves without a card reaching
+    a foundation.
+    """
+
+    name = "greedy"
+
+    BOUQUET_CHARGE = 8
+    """Evaluation points a move must gain per bouquet card it lays into the garden."""
+
+    def __init__(self, *, seed: int = 0, patience: int = 80) -> None:
+        super().__init__(seed=seed)
+        self.patience = patience
+        self._seen: set[Hashable] = set()
+        self._plan: list[Action] = []
+
+    def new_game(self, info: GameInfo) -> None:
+        super().new_game(info)
+        self._seen = set()
+        self._plan = []
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        assert self.info is not None, "act before new_game"
+        state = self.info.game.state_from_observation(observation, self.rng)
+        assert isinstance(state, BlumengartenState)
+        self._seen.add(position_key(state))
+        to_foundation = [a for a in legal_actions if isinstance(a, Move) and a.target == FOUNDATION]
+        if to_foundation:
+            safe_floor = min(state.foundations.values()) + 2
+            safe = [m for m in to_foundation if m.card.rank <= safe_floor]
+            self._plan = []
+            return (safe or to_foundation)[0]
+        if self._plan and self._plan[0] in legal_actions:
+            return self._plan.pop(0)
+        if _moves_since_progress(observation) >= self.patience:
+            return RESIGN
+        best: tuple[float, tuple[Action, ...]] = (float("-inf"), ())
+        for value, spent, line, key in ranked_moves(state):
+            if key in self._seen:
+                continue
+            worth = value - self.BOUQUET_CHARGE * spent
+            if worth > best[0]:
+                best = (worth, line)
+        if not best[1]:
+            return RESIGN
+        self._plan = list(best[1])
+        return self._plan.pop(0)
+
+
+def _moves_since_progress(observation: Mapping[str, Any]) -> int:
+    moves: list[str] = observation["moves"]
+    for back, text in enumerate(reversed(moves)):
+        if text.endswith(">f"):
+            return back
+    return len(moves)
+
+
+@pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class SolverParams:
+    seed: int = pydantic.Field(default=0, description="base seed (the solver never draws)")
+    time_limit: float = pydantic.Field(
+        default=10.0, gt=0, description="seconds the solver may search per game"
+    )
+    node_limit: int | None = pydantic.Field(
+        default=None, ge=1, description="positions the solver may search (default: no limit)"
+    )
+
+
+class SolverBot(Bot):
+    """Solves the position once at the start of the game and plays the line found.
+
+    With a winning line it plays that; otherwise (proved lost, or the budget ran out)
+    it plays the line to the best score found and then resigns. The search budget is
+    ``time_limit`` seconds, or less when the game clock has less left.
+    """
+
+    name = "solver"
+
+    CLOCK_SHARE = 0.8
+    """Share of the game clock the search may use, leaving time to play the line."""
+
+    def __init__(
+        self, *, seed: int = 0, time_limit: float = 10.0, node_limit: int | None = None
+    ) -> None:
+        super().__init__(seed=seed)
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self._plan: list[Action] = []
+        self._planned_from = -1
+
+    def new_game(self, info: GameInfo) -> None:
+        super().new_game(info)
+        self._plan = []
+        self._planned_from = -1
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        assert self.info is not None, "act before new_game"
+        played = len(observation["moves"])
+        if self._planned_from < 0:
+            state = self.info.game.state_from_observation(observation, self.rng)
+            assert isinstance(state, BlumengartenState)
+            budget = self.time_limit
+            if time_left is not None:
+                budget = min(budget, time_left * self.CLOCK_SHARE)
+            result = solve(state, time_limit=budget, node_limit=self.node_limit)
+            self._plan = list(result.line)
+            if result.status != WON:
+                self._plan.append(RESIGN)
+            self._planned_from = played
+        step = played - self._planned_from
+        if step < len(self._plan) and self._plan[step] in legal_actions:
+            return self._plan[step]
+        return RESIGN
