@@ -56,7 +56,7 @@ def test_a_slow_report_is_served_stale_while_one_refit_runs(engine: Engine) -> N
     play_tournament(engine, game="koenigsgarten", bots=["random", "first-legal"])
     cache = ReportCache(sync_seconds=0.05)
     calls: list[float] = []
-    compute = counting(engine, calls, delay=0.2)
+    compute = counting(engine, calls, delay=1.0)
     old = cache.get("board", games_version(engine, game="koenigsgarten"), compute)
     play_tournament(engine, game="koenigsgarten", bots=["random", "greedy"], games=4)
     version = games_version(engine, game="koenigsgarten")
@@ -70,7 +70,7 @@ def test_a_slow_report_is_served_stale_while_one_refit_runs(engine: Engine) -> N
         reader.start()
     for reader in readers:
         reader.join()
-    assert time.monotonic() - started < 0.15  # nobody waited for the refit
+    assert time.monotonic() - started < 0.5  # nobody waited for the refit
     assert all(not a.current and a.entry is old.entry for a in answers)
     deadline = time.monotonic() + 10
     while (latest := cache.get("board", version, compute)).entry is old.entry:
