@@ -96,21 +96,20 @@ def command_source(command: str) -> BotSource:
 def add_bot(
     session: Session, *, name: str, game: str, source: BotSource, attempt: int = 0
 ) -> tuple[BotVersion, bool]:
-    """Register ``source`` under ``name``; returns the version and whether it is new.
+    """Register ``source`` under ``name`` for ``game``; returns the version and whether
+    it is new. Names are per game: ``random`` may be a bot of every game.
 
     Raises:
-        BotRegistryError: a bad name, or the name belongs to another game.
+        BotRegistryError: a bad name.
         UnknownGameError: ``game`` is unknown.
     """
     check_name(name)
     game = get_game(game).name
     versions = session.exec(
-        select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
+        select(BotVersion)
+        .where(BotVersion.name == name, BotVersion.game == game)
+        .order_by(col(BotVersion.version))
     ).all()
-    if versions and versions[-1].game != game:
-        raise BotRegistryError(
-            f"bot {name!r} plays {versions[-1].game}, not {game}: choose another name"
-        )
     for version in versions:
         if version.code_hash == source.code_hash:
             if version.retired:
@@ -153,23 +152,43 @@ def parse_reference(reference: str) -> tuple[str, int | None]:
     return name, int(version)
 
 
-def find_bot(session: Session, reference: str, *, game: str | None = None) -> BotVersion:
-    """The version ``NAME@V``, or the latest active version of ``NAME``.
+def _named(session: Session, name: str, game: str | None) -> str:
+    """The game of the bots called ``name``: ``game`` itself, or the only game with
+    such a bot.
 
     Raises:
-        NotFoundError: no such bot (or version), or it plays another game.
+        NotFoundError: no bot of that name, or several games have one and ``game`` is
+            not given.
+    """
+    if game is not None:
+        return get_game(game).name
+    games = sorted(set(session.exec(select(BotVersion.game).where(BotVersion.name == name))))
+    if not games:
+        raise NotFoundError(f"no bot {name!r} (see `arena bots list`)")
+    if len(games) > 1:
+        raise NotFoundError(
+            f"there is a bot {name!r} for {', '.join(games)}: name the game (--game)"
+        )
+    return games[0]
+
+
+def find_bot(session: Session, reference: str, *, game: str | None = None) -> BotVersion:
+    """The version ``NAME@V``, or the latest active version of ``NAME``, of ``game``
+    (which may be left out when only one game has a bot of that name).
+
+    Raises:
+        NotFoundError: no such bot or version, or an ambiguous name.
     """
     name, version = parse_reference(reference)
-    query = select(BotVersion).where(BotVersion.name == name)
+    game_name = _named(session, name, game)
+    query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
     if version is not None:
         query = query.where(BotVersion.version == version)
     else:
         query = query.where(col(BotVersion.retired).is_(False))
     bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
     if bot is None:
-        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
-    if game is not None and bot.game != get_game(game).name:
-        raise NotFoundError(f"bot {reference!r} plays {bot.game}, not {game}")
+        raise NotFoundError(f"no bot {reference!r} for {game_name} (see `arena bots list`)")
     return bot
 
 
@@ -214,15 +233,16 @@ def games_played(session: Session, bot_id: int) -> int:
     return int(session.exec(select(func.count()).where(GameSeat.bot_id == bot_id)).one())
 
 
-def remove_bot(session: Session, reference: str) -> list[BotVersion]:
+def remove_bot(session: Session, reference: str, *, game: str | None = None) -> list[BotVersion]:
     """Retire ``NAME@V`` or every version of ``NAME``: hidden from lists and new
     tournaments; its games and ratings stay. Returns the versions retired.
 
     Raises:
-        NotFoundError: no such bot.
+        NotFoundError: no such bot, or an ambiguous name.
     """
     name, version = parse_reference(reference)
-    query = select(BotVersion).where(BotVersion.name == name)
+    game_name = _named(session, name, game)
+    query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
     if version is not None:
         query = query.where(BotVersion.version == version)
     bots = list(session.exec(query).all())

@@ -107,13 +107,35 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
         _configure_sqlite(engine)
     if migrate_schema:
         try:
-            with writer(engine).begin() as connection:
-                migrate(connection)
+            _migrate(engine, is_sqlite)
         except (OperationalError, DBAPIError) as exc:
             raise StorageError(f"cannot reach database {shown!r}: {_first_line(exc)}") from None
         except RuntimeError as exc:
             raise StorageError(f"database {shown!r}: {exc}") from None
     return engine
+
+
+def _migrate(engine: Engine, is_sqlite: bool) -> None:
+    """Bring the schema up to date in one transaction.
+
+    SQLite changes a constraint by rebuilding the table, which its foreign-key
+    enforcement forbids; as SQLite's documentation prescribes, enforcement is off
+    during the migration and every reference is checked before it commits.
+    """
+    with writer(engine).connect() as connection:
+        driver = connection.connection.driver_connection if is_sqlite else None
+        if driver is not None:
+            driver.execute("PRAGMA foreign_keys = OFF")  # outside any transaction
+        try:
+            with connection.begin():
+                migrate(connection)
+                if driver is not None:
+                    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                    if broken:
+                        raise RuntimeError(f"the migration broke references: {broken[:5]}")
+        finally:
+            if driver is not None:
+                driver.execute("PRAGMA foreign_keys = ON")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -163,10 +163,28 @@ def _v3_game_order_index(op: Operations) -> None:
     op.create_index("ix_game_tournament_id_id", "game", ["tournament_id", "id"])
 
 
+def _v4_bot_names_per_game(op: Operations) -> None:
+    """A bot's name is unique within its game, so ``random`` may exist for every game."""
+    if op.get_context().dialect.name == "sqlite":
+        # SQLite rebuilds the table to change a constraint (arena.db turns foreign-key
+        # enforcement off meanwhile and checks every reference before committing).
+        with op.batch_alter_table("bot", recreate="always") as batch:
+            batch.drop_constraint("uq_bot_name_version", type_="unique")
+            batch.create_unique_constraint(
+                "uq_bot_game_name_version", ["game", "name", "version"]
+            )
+    else:
+        op.drop_constraint("uq_bot_name_version", "bot", type_="unique")
+        op.create_unique_constraint(
+            "uq_bot_game_name_version", "bot", ["game", "name", "version"]
+        )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
     _v3_game_order_index,
+    _v4_bot_names_per_game,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -127,13 +127,16 @@ def list_command(
 @app.command("show")
 def show(
     reference: Annotated[str, typer.Argument(metavar="NAME[@VERSION]")],
+    game: Annotated[
+        str | None, typer.Option("--game", "-g", help="when several games have this name")
+    ] = None,
     code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
     db: DbOption = None,
 ) -> None:
     """Show one bot version: kind, entry, parameters, code hash, games played."""
     engine = database(db)
     with Session(engine) as session:
-        bot = find_bot(session, reference)
+        bot = find_bot(session, reference, game=game)
         assert bot.id is not None
         console.print(f"[bold]{bot.label}[/]{' (retired)' if bot.retired else ''}")
         console.print(f"  game:      {bot.game}")
@@ -150,11 +153,14 @@ def show(
 @app.command("remove")
 def remove(
     reference: Annotated[str, typer.Argument(metavar="NAME[@VERSION]")],
+    game: Annotated[
+        str | None, typer.Option("--game", "-g", help="when several games have this name")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Retire a bot version (or all versions of a name): it leaves listings and new
     tournaments; its stored games and ratings stay."""
     engine = database(db)
     with session_scope(engine) as session:
-        retired = [bot.label for bot in remove_bot(session, reference)]
+        retired = [bot.label for bot in remove_bot(session, reference, game=game)]
     console.print(f"retired {', '.join(retired)}")

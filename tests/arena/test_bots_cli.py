@@ -106,9 +106,20 @@ def test_bad_bots_are_rejected_and_nothing_is_stored(
     assert "x@" not in out
 
 
-def test_bad_names_and_game_mismatch(db: Path) -> None:
+def test_bad_names_are_rejected(db: Path) -> None:
     code, _, err = arena(db, "bots", "add", "9lives", "-g", "koenigsgarten", "--builtin", "random")
     assert code == 2 and "bad bot name '9lives'" in err
+
+
+def test_names_are_per_game(db: Path) -> None:
     arena(db, "bots", "add", "rnd", "-g", "koenigsgarten", "--builtin", "random")
-    code, _, err = arena(db, "bots", "add", "rnd", "-g", "blumengarten", "--builtin", "random")
-    assert code == 2 and "plays koenigsgarten, not blumengarten" in err
+    code, out, _ = arena(db, "bots", "add", "rnd", "-g", "blumengarten", "--builtin", "random")
+    assert code == 0 and "registered rnd@1" in out
+    code, _, err = arena(db, "bots", "show", "rnd")
+    assert code == 2 and "blumengarten, koenigsgarten: name the game" in err
+    code, out, _ = arena(db, "bots", "show", "rnd", "--game", "blumengarten")
+    assert code == 0 and "blumengarten" in out
+    code, out, _ = arena(db, "bots", "remove", "rnd", "-g", "koenigsgarten")
+    assert code == 0
+    _, out, _ = arena(db, "bots", "list", "--game", "blumengarten")
+    assert "rnd@1" in out

@@ -124,3 +124,52 @@ def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
     with engine.connect() as connection:
         seats = connection.execute(sa.text("SELECT count(*) FROM game_seat")).scalar()
     assert seats == 6
+
+
+def test_upgrading_an_old_database_keeps_its_data(db_url: str) -> None:
+    from alembic.operations import Operations
+
+    from arena.migrations import MIGRATIONS
+
+    engine = open_database(db_url, migrate_schema=False)
+    with writer(engine).begin() as connection:
+        connection.execute(sa.text(f"CREATE TABLE {VERSION_TABLE} (version INTEGER)"))
+        op = Operations(MigrationContext.configure(connection))
+        for number, step in enumerate(MIGRATIONS[:3], start=1):
+            step(op)
+            connection.execute(sa.text(f"INSERT INTO {VERSION_TABLE} VALUES ({number})"))
+        connection.execute(
+            sa.text(
+                "INSERT INTO bot (id, name, version, game, kind, entry, params, code_hash, "
+                "created, retired) VALUES (1, 'rnd', 1, 'koenigsgarten', 'builtin', 'random', "
+                "'{}', 'h', '2026-01-01', false)"
+            )
+        )
+        connection.execute(
+            sa.text(
+                "INSERT INTO tournament (id, name, game, options, format, config, seed, "
+                "status, scheduled, created) VALUES (1, 't', 'koenigsgarten', '{}', "
+                "'round-robin', '{}', 1, 'completed', 1, '2026-01-01')"
+            )
+        )
+        connection.execute(
+            sa.text(
+                "INSERT INTO game_seat (tournament_id, game_index, seat, bot_id, score, place, "
+                "forfeit) VALUES (1, 0, 0, 1, 1.0, 1, false)"
+            )
+        )
+    upgraded = open_database(db_url)
+    with writer(upgraded).begin() as connection:
+        assert current_version(connection) == LATEST
+        assert connection.execute(sa.text("SELECT name, game FROM bot")).all() == [
+            ("rnd", "koenigsgarten")
+        ]
+        assert connection.execute(sa.text("SELECT bot_id FROM game_seat")).all() == [(1,)]
+        # Since version 4 a name may be taken once per game.
+        connection.execute(
+            sa.text(
+                "INSERT INTO bot (id, name, version, game, kind, entry, params, code_hash, "
+                "created, retired) VALUES (2, 'rnd', 1, 'blumengarten', 'builtin', 'random', "
+                "'{}', 'h', '2026-01-01', false)"
+            )
+        )
