@@ -28,10 +28,11 @@ class GreedyBot(Bot):
     """A sensible player without search.
 
     Safe foundation moves first (cards no other card could still need as a base), then
-    any foundation move. Otherwise it looks one move ahead (a bridge of bouquet cards
-    counts as one move), plays every foundation move that move makes possible, and
-    judges the position reached (cards on the foundations, how deep the next cards of
-    each suit lie, cards stuck over a lower card of their suit, empty columns). Each
+    any foundation move. Otherwise it tries every move (a bridge of bouquet cards counts
+    as one move) with the foundation moves it makes possible, and judges the position
+    reached, or the best one a move further (cards on the foundations, how deep the
+    next cards of each suit lie, cards stuck over a lower card of their suit, empty
+    columns; see :func:`~bots.blumengarten.search.ranked_moves`). Each
     bouquet card spent in the garden costs ``BOUQUET_CHARGE`` points, so the bouquet
     is spent last. It never goes back to a position it has seen in this game, and it
     resigns when every move would, or after ``patience`` moves without a card reaching
@@ -107,11 +108,12 @@ class SolverParams:
 
 
 class SolverBot(Bot):
-    """Solves the position once at the start of the game and plays the line found.
+    """Solves the position when the game starts and plays the line found.
 
     With a winning line it plays that; otherwise (proved lost, or the budget ran out)
     it plays the line to the best score found and then resigns. The search budget is
-    ``time_limit`` seconds, or less when the game clock has less left.
+    ``time_limit`` seconds, or less when the game clock has less left. Should the game
+    reach a position the plan did not lead to, it solves again from there.
     """
 
     name = "solver"
@@ -140,19 +142,26 @@ class SolverBot(Bot):
         time_left: float | None,
     ) -> Action:
         assert self.info is not None, "act before new_game"
-        played = len(observation["moves"])
-        if self._planned_from < 0:
-            state = self.info.game.state_from_observation(observation, self.rng)
-            assert isinstance(state, BlumengartenState)
-            budget = self.time_limit
-            if time_left is not None:
-                budget = min(budget, time_left * self.CLOCK_SHARE)
-            result = solve(state, time_limit=budget, node_limit=self.node_limit)
-            self._plan = list(result.line)
-            if result.status != WON:
-                self._plan.append(RESIGN)
-            self._planned_from = played
-        step = played - self._planned_from
-        if step < len(self._plan) and self._plan[step] in legal_actions:
-            return self._plan[step]
-        return RESIGN
+        step = len(observation["moves"]) - self._planned_from
+        if (
+            self._planned_from < 0
+            or not 0 <= step < len(self._plan)
+            or self._plan[step] not in legal_actions
+        ):
+            # the first move, or a position the plan did not lead to: plan from here
+            self._make_plan(observation, time_left)
+            step = 0
+        return self._plan[step]
+
+    def _make_plan(self, observation: Mapping[str, Any], time_left: float | None) -> None:
+        assert self.info is not None
+        state = self.info.game.state_from_observation(observation, self.rng)
+        assert isinstance(state, BlumengartenState)
+        budget = self.time_limit
+        if time_left is not None:
+            budget = min(budget, time_left * self.CLOCK_SHARE)
+        result = solve(state, time_limit=budget, node_limit=self.node_limit)
+        self._plan = list(result.line)
+        if result.status != WON:
+            self._plan.append(RESIGN)
+        self._planned_from = len(observation["moves"])

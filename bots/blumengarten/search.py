@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
@@ -157,12 +158,6 @@ def solve(
     )
 
 
-def evaluate_position(state: BlumengartenState) -> int:
-    """How promising a position looks (higher is better); see :class:`_Judge`."""
-    columns = tuple(sorted(_pack(column) for column in state.columns))
-    return _Judge().value(columns, tuple(state.foundations[suit] for suit in SUITS))
-
-
 def _pack(cards: tuple[Card, ...]) -> int:
     column = 0
     for card in cards:
@@ -200,23 +195,24 @@ def _to_engine_line(state: BlumengartenState, steps: list[Step]) -> list[Move]:
 # -- the searches -------------------------------------------------------------------
 
 
-class _Search:
+class _Search(ABC):
     """What :func:`solve` needs of a search: resumable runs and the best line so far."""
 
     slice: int
     """Positions to expand per turn."""
     nodes: int
 
+    @abstractmethod
     def run(self, budget: int) -> Status | None:
         """Expand up to ``budget`` positions; WON, LOST (nothing left to search) or None."""
-        raise NotImplementedError
 
+    @abstractmethod
     def winning_steps(self) -> list[Step]:
-        raise NotImplementedError
+        """The steps of the winning line, after ``run`` returned WON."""
 
+    @abstractmethod
     def best_steps(self) -> tuple[int, list[Step]]:
         """The best score reached within the move cap and the steps to it."""
-        raise NotImplementedError
 
 
 class _DepthFirst(_Search):
@@ -701,7 +697,10 @@ def _column_cost(column: int, foundations: tuple[int, ...]) -> int:
 def ranked_moves(state: BlumengartenState) -> list[tuple[int, int, tuple[Move, ...], Key]]:
     """Every move worth making from ``state`` (see :func:`_expand`), each followed by
     every foundation move it makes possible: ``(value, bouquet cards spent in the
-    garden, engine actions, key of the position reached)``, best value first."""
+    garden, engine actions, key of the position reached)``, best value first.
+
+    The value looks one move further: it is the better of the position's own value
+    and that of its best successor less one point."""
     columns = tuple(sorted(_pack(column) for column in state.columns))
     bouquet = 0
     for card in state.bouquet:
@@ -714,7 +713,10 @@ def ranked_moves(state: BlumengartenState) -> list[tuple[int, int, tuple[Move, .
             1 for code, target in child[3] if bouquet >> code & 1 and target != _TO_FOUNDATION
         )
         line = _to_engine_line(state, list(child[3]))
-        ranked.append((judge.value(child[0], child[2]), spent, tuple(line), (child[0], child[1])))
+        value = judge.value(child[0], child[2])
+        for after in _expand(child[0], child[1], child[2], state.options.sequences, eager=True):
+            value = max(value, judge.value(after[0], after[2]) - 1)
+        ranked.append((value, spent, tuple(line), (child[0], child[1])))
     ranked.sort(key=lambda entry: -entry[0])
     return ranked
 
