@@ -170,14 +170,10 @@ def _v4_bot_names_per_game(op: Operations) -> None:
         # enforcement off meanwhile and checks every reference before committing).
         with op.batch_alter_table("bot", recreate="always") as batch:
             batch.drop_constraint("uq_bot_name_version", type_="unique")
-            batch.create_unique_constraint(
-                "uq_bot_game_name_version", ["game", "name", "version"]
-            )
+            batch.create_unique_constraint("uq_bot_game_name_version", ["game", "name", "version"])
     else:
         op.drop_constraint("uq_bot_name_version", "bot", type_="unique")
-        op.create_unique_constraint(
-            "uq_bot_game_name_version", "bot", ["game", "name", "version"]
-        )
+        op.create_unique_constraint("uq_bot_game_name_version", "bot", ["game", "name", "version"])
 
 
 MIGRATIONS: list[Callable[[Operations], None]] = [

@@ -21,9 +21,7 @@ class BotVersion(SQLModel, table=True):
     """One version of a registered bot. Changed code under a name is a new version."""
 
     __tablename__ = "bot"
-    __table_args__ = (
-        UniqueConstraint("game", "name", "version", name="uq_bot_game_name_version"),
-    )
+    __table_args__ = (UniqueConstraint("game", "name", "version", name="uq_bot_game_name_version"),)
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True)

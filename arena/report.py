@@ -506,8 +506,14 @@ def snapshot_ratings(engine: Engine, tournament_id: int) -> int:
         }
     rows = [
         RatingSnapshot(
-            tournament_id=tournament_id, game=report.game, bot_id=ids[line.label], method=method,
-            rating=line.elo, lower=line.elo_low, upper=line.elo_high, games=line.games,
+            tournament_id=tournament_id,
+            game=report.game,
+            bot_id=ids[line.label],
+            method=method,
+            rating=line.elo,
+            lower=line.elo_low,
+            upper=line.elo_high,
+            games=line.games,
         )
         for line in report.lines
         if line.elo is not None and line.elo_low is not None and line.elo_high is not None

@@ -109,10 +109,7 @@ def all_bot_kinds(game: str | None = None) -> list[BotKind]:
     """Every kind (that plays ``game``, when given), sorted by name."""
     _load_builtin_bots()
     return [
-        kind
-        for name in sorted(_KINDS)
-        for kind in _KINDS[name]
-        if game is None or kind.plays(game)
+        kind for name in sorted(_KINDS) for kind in _KINDS[name] if game is None or kind.plays(game)
     ]
 
 
