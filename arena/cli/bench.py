@@ -10,12 +10,15 @@ import typer
 from rich.table import Table
 
 from arena.bench import random_playouts, rating_fit_speed
+from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.ratings import IntervalMethod, RatingError
 from engines.registry import all_games, get_game
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
+app.command("mcts")(bench_search.mcts)
+app.command("opening-solve")(bench_search.opening_solve)
 
 
 @app.command("engines")
