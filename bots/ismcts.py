@@ -7,11 +7,12 @@ rng)`` — and descends the tree using only the actions legal in that sample. A 
 is scored by UCB1 with its *availability* (how often it was legal when its parent
 was visited) in place of the parent's visits, so actions that are rarely possible are
 not over-explored. A new child is added for one untried legal action, the game is
-played out by the playout policy of :mod:`bots.policies`, and every node on the path
-is credited with the reward of the seat that chose its action: the seat's share of
-the opponents it finished ahead of (:func:`bots.mcts.seat_rewards`), plus, with
-``margin`` > 0, that weight times its normalised score margin (see
-:func:`score_rewards`). The most visited action is played.
+played on by a simulation of :mod:`bots.policies` (to the end, or ``depth`` turns
+and an evaluation), and every node on the path is credited with the reward of the
+seat that chose its action: the seat's share of the opponents it finished ahead of
+(:func:`bots.mcts.seat_rewards`), mixed with its score margin when ``margin`` > 0
+(:func:`score_rewards`; by default the game's setting, 1 for Kardinal, 0 for Kings in
+the Corner). The most visited action is played.
 
 Budgets: a number of iterations and/or seconds per move (and never more than an
 eighth of the time left for the game); every random choice comes from the bot's
@@ -76,11 +77,11 @@ class IsMctsBot(Bot):
         self,
         *,
         seed: int = 0,
-        iterations: int = 1000,
+        iterations: int = 200,
         seconds: float = 0.0,
         exploration: float = 0.7,
         playout: Literal["random", "heuristic"] = "heuristic",
-        margin: float = 0.0,
+        margin: float | None = None,
         depth: int = 0,
     ) -> None:
         super().__init__(seed=seed)
@@ -159,7 +160,8 @@ class IsMctsBot(Bot):
             state.apply_unchecked(chosen)
             node = children[chosen]
             path.append((node, seat))
-        rewards = score_rewards(simulate.run(state, rng, self.depth), self.margin, simulate.scale)
+        margin = simulate.margin if self.margin is None else self.margin
+        rewards = score_rewards(simulate.run(state, rng, self.depth), margin, simulate.scale)
         root.visits += 1
         for child, seat in path:
             child.visits += 1
@@ -169,14 +171,16 @@ class IsMctsBot(Bot):
 @pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class IsMctsParams:
     seed: int = pydantic.Field(default=0, description="base seed")
-    iterations: int = pydantic.Field(default=1000, ge=1, description="iterations per move")
+    iterations: int = pydantic.Field(default=200, ge=1, description="iterations per move")
     seconds: float = pydantic.Field(default=0.0, ge=0.0, description="time per move (0: none)")
     exploration: float = pydantic.Field(default=0.7, gt=0.0, description="UCB1 constant")
     playout: Literal["random", "heuristic"] = pydantic.Field(
-        default="heuristic", description="playout policy (bots/playouts.py)"
+        default="heuristic", description="simulation policy (bots/policies.py)"
     )
-    margin: float = pydantic.Field(
-        default=0.0, ge=0.0, description="weight of the normalised score margin in rewards"
+    margin: float | None = pydantic.Field(
+        default=None,
+        ge=0.0,
+        description="weight of the score margin in rewards (default: the game's, 0 or 1)",
     )
     depth: int = pydantic.Field(
         default=0,

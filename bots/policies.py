@@ -7,15 +7,19 @@ and returns per-seat scores, higher better (the outcome's returns at the end). I
 must be cheap: a search runs hundreds of them per move. Policies:
 
 * ``random``: uniformly random legal actions.
-* ``heuristic``, Kings in the Corner: play a random card or pile move whenever there
-  is one; end the turn only when there is none (emptying the hand wins, and every
-  play sheds a card). Evaluation: minus the penalty points in every hand.
+* ``heuristic``, Kings in the Corner: a random action of the best class in the greedy
+  player's order (:func:`kings_corner_classes`: kings into corners, pile moves, cards
+  onto piles, cards that fit nowhere into empty spots, and only then the end of the
+  turn). Evaluation: minus the penalty points in every hand.
 * ``heuristic``, Kardinal & König (:class:`KardinalPlayer`): take, card by card, the
   end card that gains the most points over the average rival if the game ended now,
   stop when no take gains; then put a stone on the end card a rival would gain most
   from, keeping the last stone for cards worth a lot; no tablets. Evaluation: the
   greedy player's view of the points each seat is heading for
   (:class:`bots.kardinal.Evaluator`), plus stones in the supply and tablets held.
+
+Simulations to the end proved best in both games (``docs/strength.md``); the
+evaluations serve searches that cut simulations short (``ismcts:depth=N``).
 
 *Tree actions* are the legal actions a search tree expands. In Kardinal a stone may go
 on any card of the display (up to 56 choices after every take), but only a stone on a
@@ -45,7 +49,7 @@ from engines.kardinal import (
     PlaceStone,
     Take,
 )
-from engines.kings_corner import DRAW, END, KingsCornerState, penalty_points
+from engines.kings_corner import CORNERS, PILES, KingsCornerAction, KingsCornerState, penalty_points
 
 Step = Callable[[State, random.Random], Action]
 """One action of a simulated game for the seat to move."""
@@ -53,6 +57,9 @@ TreeActions = Callable[[State, list[Action]], list[Action]]
 
 POLICIES: Final = ("random", "heuristic")
 
+_KING_TO_CORNER, _KING_PILE_TO_CORNER, _PILE_MOVE, _ONTO_PILE = 6, 5, 4, 3
+_INTO_EMPTY_SPOT, _END_TURN, _WASTED_SPOT = 2, 1, 0
+"""Kings in the Corner action classes, best first, as the greedy player ranks them."""
 _NOISE: Final = 0.5
 """Uniform noise added to each Kardinal take's gain, in points."""
 _STONE_THRESHOLD: Final = 1.0
@@ -65,13 +72,43 @@ def random_step(state: State, rng: random.Random) -> Action:
     return legal[rng.randrange(len(legal))]
 
 
+def kings_corner_classes(state: State, legal: Sequence[Action]) -> list[int]:
+    """Each action's class, higher better: a king into an empty corner (6), a king's
+    pile into an empty corner (5), a pile moved onto another (4), a card onto a pile
+    (3), a card that fits no pile into an empty side spot (2), ending the turn (1), a
+    card that fits a pile into an empty side spot (0) — the greedy player's order."""
+    game = cast(KingsCornerState, state)
+    actions = cast(Sequence[KingsCornerAction], legal)
+    empty = {name for name in PILES if not game.pile(name)}
+    fitting = {a.card for a in actions if a.kind == "play" and a.target not in empty}
+    classes = []
+    for action in actions:
+        kind = action.kind
+        if kind == "play":
+            target = action.target
+            if target not in empty:
+                rank = _ONTO_PILE
+            elif target in CORNERS:
+                rank = _KING_TO_CORNER
+            else:
+                rank = _WASTED_SPOT if action.card in fitting else _INTO_EMPTY_SPOT
+        elif kind == "move":
+            rank = _KING_PILE_TO_CORNER if action.target in empty else _PILE_MOVE
+        else:
+            rank = _END_TURN
+        classes.append(rank)
+    return classes
+
+
 def kings_corner_step(state: State, rng: random.Random) -> Action:
+    """A random action of the best class (:func:`kings_corner_classes`)."""
     legal = state.legal_actions()
-    if len(legal) > 1:
-        playing = [action for action in legal if action is not DRAW and action is not END]
-        if playing:
-            return playing[rng.randrange(len(playing))]
-    return legal[rng.randrange(len(legal))]
+    if len(legal) == 1:
+        return legal[0]
+    classes = kings_corner_classes(state, legal)
+    top = max(classes)
+    best = [action for action, rank in zip(legal, classes, strict=True) if rank == top]
+    return best[rng.randrange(len(best))]
 
 
 def kings_corner_evaluation(state: State) -> list[float]:
@@ -184,6 +221,9 @@ class Simulation:
     evaluation: Callable[[State], Sequence[float]] | None = None
     scale: float = 1.0
     """A clear lead in the game's scores (points), for rewards by margin."""
+    margin: float = 0.0
+    """The weight of the score margin in a search's rewards that served this game
+    best (measured: ``docs/strength.md``)."""
 
     def run(self, state: State, rng: random.Random, turns: int = 0) -> Sequence[float]:
         """Play ``state`` on in place: to the end, or for ``turns`` changes of the seat
@@ -212,9 +252,14 @@ def _stateless(step: Step) -> Callable[[State], Step]:
 
 _RANDOM: Final = Simulation(_stateless(random_step))
 _HEURISTIC: Final = {
-    "kings_corner": Simulation(_stateless(kings_corner_step), kings_corner_evaluation, 5.0),
+    "kings_corner": Simulation(
+        _stateless(kings_corner_step), kings_corner_evaluation, scale=5.0, margin=0.0
+    ),
     "kardinal": Simulation(
-        lambda state: KardinalPlayer(cast(KardinalState, state)), kardinal_evaluation, 8.0
+        lambda state: KardinalPlayer(cast(KardinalState, state)),
+        kardinal_evaluation,
+        scale=8.0,
+        margin=1.0,
     ),
 }
 

@@ -132,5 +132,6 @@ def test_ismcts_beats_random_play_at_kings_in_the_corner() -> None:
 
 
 def test_ismcts_beats_random_play_at_kardinal() -> None:
-    # Random play places first in a third of three-player games.
-    assert first_places(KARDINAL, 3, 3, {"iterations": 10}) == 1.0
+    # Random play places first in a third of three-player games; IS-MCTS with 30
+    # iterations, ranked by places alone, placed first in 6 of 6 (seeds 500–505).
+    assert first_places(KARDINAL, 3, 3, {"iterations": 30, "margin": 0}) == 1.0

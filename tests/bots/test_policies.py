@@ -17,7 +17,7 @@ from bots.policies import (
 from engines.core import Game, State
 from engines.kardinal import GAME as KARDINAL
 from engines.kardinal import KardinalState, PlaceStone, Take
-from engines.kings_corner import DRAW, END
+from engines.kings_corner import CORNERS, PILES, SIDES, KingsCornerState
 from engines.kings_corner import GAME as KINGS_CORNER
 from engines.koenigsgarten import GAME as KOENIGSGARTEN
 
@@ -44,16 +44,33 @@ def test_simulations_play_legal_games_to_the_end(game: Game, seats: int, kind: s
         assert state.outcome() is not None
 
 
-def test_kings_corner_heuristic_ends_a_turn_only_when_nothing_can_be_played() -> None:
+def test_kings_corner_heuristic_ends_a_turn_only_when_no_useful_play_is_left() -> None:
+    # Useful: a king into a corner, a pile move, a card onto a pile, or a card that
+    # fits no pile into an empty side spot; the end of the turn comes before putting a
+    # card that fits a pile into an empty side spot.
     for seed in range(5):
         state = KINGS_CORNER.new_initial_state(seed=seed, seats=3)
+        assert isinstance(state, KingsCornerState)
         step = simulation(KINGS_CORNER.name, "heuristic").policy(state)
         rng = random.Random(seed)
         while not state.is_terminal():
             legal = state.legal_actions()
             action = step(state, rng)
-            if action in (DRAW, END):
-                assert all(a in (DRAW, END) for a in legal)
+            empty = {name for name in PILES if not state.pile(name)}
+            fits_a_pile = {a.card for a in legal if a.kind == "play" and a.target not in empty}
+            useful = [
+                a
+                for a in legal
+                if a.kind == "move"
+                or (
+                    a.kind == "play"
+                    and (a.target not in empty or a.target in CORNERS or a.card not in fits_a_pile)
+                )
+            ]
+            if action.kind in ("draw", "end") and len(legal) > 1:
+                assert not useful, (str(action), [str(a) for a in useful])
+            if action.kind == "play" and action.target in empty and action.target in SIDES:
+                assert action.card not in fits_a_pile
             state.apply_action(action)
 
 
