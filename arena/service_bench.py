@@ -88,3 +88,37 @@ def tournament_speed(
         run_seconds=finished - scheduled,
         executor_start_seconds=executor_start,
     )
+
+
+@dataclass(frozen=True)
+class TaskOverhead:
+    tasks: int
+    median_seconds: float
+    chunk_seconds: float
+    """What the executor aims a chunk of games at (TARGET_CHUNK_SECONDS)."""
+
+    @property
+    def share(self) -> float:
+        """Overhead as a share of a chunk's work."""
+        return self.median_seconds / self.chunk_seconds
+
+
+def ray_task_overhead(tasks: int = 200) -> TaskOverhead:
+    """The round trip of a Ray task that plays an empty chunk: scheduling, shipping the
+    arguments and the result, on a running local Ray instance (started if needed)."""
+    import statistics
+
+    import ray
+
+    from arena.execution import TARGET_CHUNK_SECONDS, RayExecutor, TournamentContext, play_chunk
+
+    RayExecutor().start()
+    task = ray.remote(num_cpus=1)(play_chunk)
+    context = ray.put(TournamentContext(0, "koenigsgarten", {}, 2, {}))
+    ray.get(task.remote(context, []))  # warm a worker up
+    times = []
+    for _ in range(tasks):
+        started = time.perf_counter()
+        ray.get(task.remote(context, []))
+        times.append(time.perf_counter() - started)
+    return TaskOverhead(tasks, statistics.median(times), TARGET_CHUNK_SECONDS)

@@ -139,6 +139,18 @@ def tournament(
             f"{speed.games_per_second / baseline:.2f}×",
         )
     console.print(table)
+    if executor == "ray":
+        import ray
+
+        from arena.service_bench import ray_task_overhead
+
+        overhead = ray_task_overhead()
+        ray.shutdown()
+        console.print(
+            f"Ray per-task overhead: median {overhead.median_seconds * 1000:.2f} ms over "
+            f"{overhead.tasks} empty tasks = {overhead.share:.2%} of a "
+            f"{overhead.chunk_seconds:.1f} s chunk"
+        )
 
 
 @app.command("protocol")
