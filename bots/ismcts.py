@@ -14,6 +14,11 @@ seat that chose its action: the seat's share of the opponents it finished ahead 
 (:func:`score_rewards`; by default the game's setting, 1 for Kardinal, 0 for Kings in
 the Corner). The most visited action is played.
 
+Kardinal & König (``turns``, the default there): the root's actions are whole take
+plans proposed by the greedy planner, each simulation plays a plan and two rounds of
+the rivals' answers and is scored by the greedy evaluation, and the stone follows
+the greedy rule (:mod:`bots.kardinal_search`; why: ``docs/strength.md``).
+
 Budgets: a number of iterations and/or seconds per move (and never more than an
 eighth of the time left for the game); every random choice comes from the bot's
 seeded generator, so a seeded game replays the same under an iteration budget.
@@ -30,10 +35,13 @@ import pydantic
 from pydantic import ConfigDict
 
 from bots.base import Bot
+from bots.kardinal import Evaluator, choose_stone
+from bots.kardinal_search import as_state, can_take, lead, play_part, squash, take_plans
 from bots.mcts import seat_rewards
 from bots.policies import Simulation, TreeActions, simulation, tree_actions
 from bots.registry import BotKind, register_bot_kind
 from engines.core import TERMINAL, Action, State
+from engines.kardinal import EndTurn, KardinalOptions, deck_tables
 from engines.outcome import competition_ranking
 
 ISMCTS_GAMES: Final = frozenset({"kings_corner", "kardinal"})
@@ -82,7 +90,8 @@ class IsMctsBot(Bot):
         exploration: float = 0.7,
         playout: Literal["random", "heuristic"] = "heuristic",
         margin: float | None = None,
-        depth: int = 0,
+        depth: int | None = None,
+        turns: bool = True,
     ) -> None:
         super().__init__(seed=seed)
         self.iterations = iterations
@@ -91,6 +100,7 @@ class IsMctsBot(Bot):
         self.playout = playout
         self.margin = margin
         self.depth = depth
+        self.turns = turns
         self.last_iterations = 0
 
     def act(
@@ -108,6 +118,8 @@ class IsMctsBot(Bot):
         deadline = start + self.seconds if self.seconds > 0 else math.inf
         if time_left is not None:
             deadline = min(deadline, start + time_left / TIME_SHARE)
+        if self.turns and game.name == "kardinal":
+            return self._search_turns(observation, legal_actions, simulate, deadline)
         root = _Node()
         done = 0
         while done < self.iterations and (done % 8 or time.perf_counter() < deadline):
@@ -161,11 +173,82 @@ class IsMctsBot(Bot):
             node = children[chosen]
             path.append((node, seat))
         margin = simulate.margin if self.margin is None else self.margin
-        rewards = score_rewards(simulate.run(state, rng, self.depth), margin, simulate.scale)
+        depth = self.depth or 0
+        rewards = score_rewards(simulate.run(state, rng, depth), margin, simulate.scale)
         root.visits += 1
         for child, seat in path:
             child.visits += 1
             child.reward += rewards[seat]
+
+    def _search_turns(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        simulate: Simulation,
+        deadline: float,
+    ) -> Action:
+        """Kardinal: the search over whole take plans (:mod:`bots.kardinal_search`).
+        The root's children are the greedy planner's best plans; every iteration draws
+        a determinisation, picks a plan by UCB1, plays it (the turn finished by the fast
+        policy), then the rivals' next turns (``depth`` changes of the seat to move; by
+        default two rounds), and credits the plan with its gain in the evaluation over
+        the average rival. When the plan chosen is to stop taking, or taking is over,
+        the stone follows the greedy player's rule (:func:`bots.kardinal.choose_stone`:
+        measured, searched stones played worse)."""
+        assert self.info is not None
+        game = self.info.game
+        rng = self.rng
+        self.last_iterations = 0
+        if not can_take(legal_actions):
+            return self._greedy_stone(observation, legal_actions)
+        root_state = as_state(game.state_from_observation(observation, rng))
+        me = root_state.current_seat
+        plans = take_plans(root_state)
+        if not plans:
+            return legal_actions[0]
+        depth = self.depth if self.depth is not None else 2 * root_state.num_seats - 1
+        evaluation = simulate.evaluation
+        assert evaluation is not None
+        base = lead(evaluation(root_state), me)
+        visits = [0] * len(plans)
+        totals = [0.0] * len(plans)
+        done = 0
+        while len(plans) > 1 and done < self.iterations:
+            if done % 8 == 0 and done >= len(plans) and time.perf_counter() >= deadline:
+                break
+            if done < len(plans):
+                choice = done
+            else:
+                log_done = math.log(done)
+                choice = max(
+                    range(len(plans)),
+                    key=lambda k: (
+                        totals[k] / visits[k] + self.exploration * math.sqrt(log_done / visits[k])
+                    ),
+                )
+            state = as_state(game.state_from_observation(observation, rng))
+            play_part(state, plans[choice])
+            values = simulate.run(state, rng, depth) if depth > 0 else simulate.run(state, rng)
+            visits[choice] += 1
+            totals[choice] += squash(lead(values, me) - base, simulate.scale)
+            done += 1
+        self.last_iterations = done
+        chosen = plans[max(range(len(plans)), key=lambda k: (visits[k], -k))]
+        if not chosen.actions:  # stop taking
+            return self._greedy_stone(observation, legal_actions)
+        return legal_actions[legal_actions.index(chosen.actions[0])]
+
+    def _greedy_stone(
+        self, observation: Mapping[str, Any], legal_actions: Sequence[Action]
+    ) -> Action:
+        assert self.info is not None
+        if not any(isinstance(a, EndTurn) for a in legal_actions):
+            return legal_actions[-1]  # ``skip``: nothing could be taken
+        options = self.info.game.parse_options(observation["options"])
+        assert isinstance(options, KardinalOptions)
+        return choose_stone(
+            observation, Evaluator(observation, deck_tables(options.deck)), legal_actions
+        )
 
 
 @pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
@@ -182,10 +265,15 @@ class IsMctsParams:
         ge=0.0,
         description="weight of the score margin in rewards (default: the game's, 0 or 1)",
     )
-    depth: int = pydantic.Field(
-        default=0,
+    depth: int | None = pydantic.Field(
+        default=None,
         ge=0,
-        description="turns to simulate before evaluating the position (0: to the end)",
+        description="turns to simulate before evaluating the position (0: to the end; "
+        "default: Kardinal by turns two rounds, else to the end)",
+    )
+    turns: bool = pydantic.Field(
+        default=True,
+        description="Kardinal: search over whole take plans (bots/kardinal_search.py)",
     )
 
 

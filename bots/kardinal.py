@@ -14,7 +14,7 @@ stone when that is clearly better.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
 from bots.base import Bot
@@ -248,54 +248,74 @@ class KardinalGreedyBot(Bot):
         evaluator: Evaluator,
         legal_actions: Sequence[Action],
     ) -> Action:
-        me = int(observation["seat"])
-        urgency = self._urgency(observation)
-        worth: dict[int, float] = {}
+        return choose_stone(observation, evaluator, legal_actions)
 
-        def value(card: int) -> float:
-            if card not in worth:
-                weight = urgency.get(card, 0.0)
-                if weight == 0.0:
-                    worth[card] = 0.0
-                else:
-                    rival_gain = max(
-                        (
-                            changes[s] - changes[me]
-                            for s in range(evaluator.seats)
-                            if s != me
-                            for changes in [evaluator.gains(s, [card])]
-                        ),
-                        default=0.0,
-                    )
-                    own_gain = evaluator.advantage(me, [card])
-                    worth[card] = weight * max(rival_gain, OWN_CARD_WEIGHT * own_gain)
-            return worth[card]
 
-        end_turn = next(a for a in legal_actions if isinstance(a, EndTurn))
-        supply = observation["supply"][me]
-        places = [a for a in legal_actions if isinstance(a, PlaceStone)]
-        if places:
-            best = max(places, key=lambda a: value(a.card))
-            threshold = 1.0 if supply >= 2 else 4.0
-            return best if value(best.card) >= threshold else end_turn
-        moves = [a for a in legal_actions if isinstance(a, MoveStone)]
-        if moves:
-            best_move = max(moves, key=lambda a: value(a.target) - value(a.source))
-            if value(best_move.target) - value(best_move.source) >= MOVE_MARGIN:
-                return best_move
-        return end_turn
+def choose_stone(
+    observation: Mapping[str, Any], evaluator: Evaluator, legal_actions: Sequence[Action]
+) -> Action:
+    """The greedy player's stone after its takes: the placement worth most
+    (:func:`stone_worth`) when it is worth at least 1 point (4 for the last stone in
+    the supply); with an empty supply, a move that gains at least ``MOVE_MARGIN``;
+    else ``end``. ``legal_actions`` must hold ``end``."""
+    me = int(observation["seat"])
+    value = stone_worth(evaluator, me, urgency(observation["rows"]))
+    end_turn = next(a for a in legal_actions if isinstance(a, EndTurn))
+    supply = observation["supply"][me]
+    places = [a for a in legal_actions if isinstance(a, PlaceStone)]
+    if places:
+        best = max(places, key=lambda a: value(a.card))
+        threshold = 1.0 if supply >= 2 else 4.0
+        return best if value(best.card) >= threshold else end_turn
+    moves = [a for a in legal_actions if isinstance(a, MoveStone)]
+    if moves:
+        best_move = max(moves, key=lambda a: value(a.target) - value(a.source))
+        if value(best_move.target) - value(best_move.source) >= MOVE_MARGIN:
+            return best_move
+    return end_turn
 
-    @staticmethod
-    def _urgency(observation: Mapping[str, Any]) -> dict[int, float]:
-        """End cards 1, the cards next to them a little: what rivals may take soon."""
-        urgency: dict[int, float] = {}
-        for row in observation["rows"]:
-            cards = [CARD_INDEX[c] for c in row]
-            for card in cards[1:2] + cards[-2:-1]:
-                urgency[card] = NEXT_TO_END_WEIGHT
-            for card in cards[:1] + cards[-1:]:
-                urgency[card] = 1.0
-        return urgency
+
+def urgency(rows: Sequence[Sequence[str | int]]) -> dict[int, float]:
+    """End cards 1, the cards next to them a little: what rivals may take soon. Rows
+    as card ids (observations) or indices (states)."""
+    weights: dict[int, float] = {}
+    for row in rows:
+        cards = [card if isinstance(card, int) else CARD_INDEX[card] for card in row]
+        for card in cards[1:2] + cards[-2:-1]:
+            weights[card] = NEXT_TO_END_WEIGHT
+        for card in cards[:1] + cards[-1:]:
+            weights[card] = 1.0
+    return weights
+
+
+def stone_worth(
+    evaluator: Evaluator, me: int, weights: Mapping[int, float]
+) -> Callable[[int], float]:
+    """What a stone of ``me`` on a card is worth to the greedy player: the card's
+    urgency times the most a rival would gain over ``me`` by taking it, or (weighted
+    less) what ``me`` would gain; 0 for cards far from the ends. Memoised per card."""
+    worth: dict[int, float] = {}
+
+    def value(card: int) -> float:
+        if card not in worth:
+            weight = weights.get(card, 0.0)
+            if weight == 0.0:
+                worth[card] = 0.0
+            else:
+                rival_gain = max(
+                    (
+                        changes[s] - changes[me]
+                        for s in range(evaluator.seats)
+                        if s != me
+                        for changes in [evaluator.gains(s, [card])]
+                    ),
+                    default=0.0,
+                )
+                own_gain = evaluator.advantage(me, [card])
+                worth[card] = weight * max(rival_gain, OWN_CARD_WEIGHT * own_gain)
+        return worth[card]
+
+    return value
 
 
 register_bot_kind(

@@ -178,12 +178,12 @@ class KardinalPlayer:
                 projection.take(me, best.card)
                 return best
         if taken and len(legal) > 1 and game.supply(me) > 0:
-            stone = self._stone(game, me)
+            stone = self.stone(game, me)
             if stone is not None:
                 return stone
         return legal[-1]  # ``end`` after taking, else ``skip``
 
-    def _stone(self, game: KardinalState, me: int) -> PlaceStone | None:
+    def stone(self, game: KardinalState, me: int) -> PlaceStone | None:
         """The end card a rival would gain most from (relative to this seat), as the
         greedy player blocks; None when no card is worth the stone."""
         projection = self.projection
