@@ -16,7 +16,7 @@ from arena.ratings.errors import RatingError
 from arena.ratings.multiplayer import pairwise_games
 from arena.ratings.pairs import match_statistics
 from arena.ratings.sprt import SprtDecision, SprtSettings, sprt
-from arena.scheduling import FinishedGame, PlannedGame, Scheduler, rotations
+from arena.scheduling import FinishedGame, PlannedGame, Scheduler, rotations, seating_orders
 from engines.seeding import derive_seed
 
 PRIOR_DRAWS = 1.0
@@ -44,7 +44,8 @@ def _plan(
     index = first_index
     for number, table in enumerate(tables):
         deal = derive_seed(seed, "batch", batch, number)
-        for seating in rotations(table):
+        orders = seating_orders(table)
+        for seating in rotations(orders[batch % len(orders)]):
             games.append(PlannedGame(index, deal, seating, batch))
             index += 1
     return games

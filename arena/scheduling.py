@@ -3,6 +3,10 @@
 Games with chance come in rotations: one deal (seed) played once per rotation of the
 seats, so every bot of a table sits in every seat of that deal and deal luck cancels.
 All tables of a round share the round's deal, so pairings are compared on equal deals.
+Tables of three or more seats also change their order round by round
+(:func:`seating_orders`): a rotation keeps who sits after whom, and in games where the
+next player inherits what the last one left (Kardinal's row ends, Kings in the
+Corner's piles) a fixed order would favour whoever follows a weak player.
 
 A scheduler hands out batches: the fixed formats (round robin, gauntlet, solitaire)
 one batch with everything; the adaptive ones (elo, sprt) a batch at a time, deciding
@@ -58,6 +62,13 @@ def rotations(table: Sequence[int]) -> list[tuple[int, ...]]:
     return [tuple(table[i:]) + tuple(table[:i]) for i in range(len(table))]
 
 
+def seating_orders(table: Sequence[int]) -> list[tuple[int, ...]]:
+    """The table's distinct orders around it: the first bot fixed, the others in every
+    order ((k - 1)! of them; one for two seats)."""
+    first, rest = table[0], table[1:]
+    return [(first, *order) for order in itertools.permutations(rest)]
+
+
 def deal_seed(tournament_seed: int, round_number: int) -> int:
     return derive_seed(tournament_seed, "round", round_number)
 
@@ -72,7 +83,9 @@ def schedule_tables(
 ) -> list[PlannedGame]:
     """Every table plays ``games_per_table`` games (rounded up to whole rotations).
 
-    Games are ordered round by round, so standings are balanced at any moment.
+    Games are ordered round by round, so standings are balanced at any moment. Round
+    ``r`` seats a table in its order ``r`` mod (k - 1)! (:func:`seating_orders`), so
+    over (k - 1)! rounds every bot sits after every other equally often.
     """
     if not tables:
         return []
@@ -82,7 +95,8 @@ def schedule_tables(
     for round_number in range(rounds_for(games_per_table, seats)):
         round_seed = deal_seed(seed, round_number)
         for table in tables:
-            for rotation in rotations(table):
+            orders = seating_orders(table)
+            for rotation in rotations(orders[round_number % len(orders)]):
                 planned.append(PlannedGame(index, round_seed, rotation))
                 index += 1
     return planned

@@ -13,6 +13,7 @@ from arena.scheduling import (
     rotations,
     round_robin_tables,
     schedule_tables,
+    seating_orders,
     solitaire_games,
 )
 
@@ -40,16 +41,35 @@ def test_round_robin_plays_every_table_in_whole_rotations(
     rounds = -(-games // seats)
     assert len(planned) == len(tables) * rounds * seats
     assert [g.index for g in planned] == list(range(len(planned)))
-    # Every table meets on every deal of a round in every rotation; all tables share it.
+    # Every table meets on every deal of a round in every rotation of one of its orders
+    # around the table; all tables share the deal.
     by_seed: dict[int, list[tuple[int, ...]]] = {}
     for game in planned:
         by_seed.setdefault(game.seed, []).append(game.seats)
     assert len(by_seed) == rounds
-    for seatings in by_seed.values():
-        assert sorted(seatings) == sorted(r for t in tables for r in rotations(t))
+    for number, seatings in enumerate(by_seed.values()):
+        orders = [seating_orders(t)[number % len(seating_orders(t))] for t in tables]
+        assert sorted(seatings) == sorted(r for t in orders for r in rotations(t))
+        assert all(sorted(order) == sorted(t) for order, t in zip(orders, tables, strict=True))
     # Every bot sits in every seat equally often.
     per_seat = Counter((bot, seat) for g in planned for seat, bot in enumerate(g.seats))
     assert len(set(per_seat.values())) == 1
+
+
+def test_seating_orders_are_every_order_around_the_table() -> None:
+    assert seating_orders((1, 2)) == [(1, 2)]
+    assert seating_orders((1, 2, 3)) == [(1, 2, 3), (1, 3, 2)]
+    assert len(seating_orders((1, 2, 3, 4))) == 6
+
+
+def test_over_the_orders_every_bot_sits_after_every_other_equally_often() -> None:
+    # Four bots at one four-seat table, 6 rounds: (4 - 1)! orders, each rotated.
+    planned = schedule_tables([(1, 2, 3, 4)], games_per_table=24, seed=3)
+    follows = Counter(
+        (game.seats[seat], game.seats[(seat + 1) % 4]) for game in planned for seat in range(4)
+    )
+    assert len(follows) == 12  # every ordered pair of distinct bots
+    assert set(follows.values()) == {8}
 
 
 def test_gauntlet_meets_the_field_but_the_field_not_itself() -> None:
