@@ -36,7 +36,15 @@ from pydantic import ConfigDict
 
 from bots.base import Bot
 from bots.kardinal import Evaluator, choose_stone
-from bots.kardinal_search import as_state, can_take, lead, play_part, squash, take_plans
+from bots.kardinal_search import (
+    GREEDY_SIMULATION,
+    as_state,
+    can_take,
+    lead,
+    play_part,
+    squash,
+    take_plans,
+)
 from bots.mcts import seat_rewards
 from bots.policies import Simulation, TreeActions, simulation, tree_actions
 from bots.registry import BotKind, register_bot_kind
@@ -88,7 +96,7 @@ class IsMctsBot(Bot):
         iterations: int = 200,
         seconds: float = 0.0,
         exploration: float = 0.7,
-        playout: Literal["random", "heuristic"] = "heuristic",
+        playout: Literal["random", "heuristic", "greedy"] = "heuristic",
         margin: float | None = None,
         depth: int | None = None,
         turns: bool = True,
@@ -112,7 +120,11 @@ class IsMctsBot(Bot):
         if len(legal_actions) == 1 or self.info is None:
             return legal_actions[0]
         game = self.info.game
-        simulate = simulation(game.name, self.playout)
+        if self.playout == "greedy" and not (self.turns and game.name == "kardinal"):
+            raise ValueError("playout=greedy is for Kardinal searched by turns")
+        simulate = (
+            GREEDY_SIMULATION if self.playout == "greedy" else simulation(game.name, self.playout)
+        )
         considered = tree_actions(game.name)
         start = time.perf_counter()
         deadline = start + self.seconds if self.seconds > 0 else math.inf
@@ -227,7 +239,7 @@ class IsMctsBot(Bot):
                     ),
                 )
             state = as_state(game.state_from_observation(observation, rng))
-            play_part(state, plans[choice])
+            play_part(state, plans[choice], greedy=self.playout == "greedy")
             values = simulate.run(state, rng, depth) if depth > 0 else simulate.run(state, rng)
             visits[choice] += 1
             totals[choice] += squash(lead(values, me) - base, simulate.scale)
@@ -257,8 +269,9 @@ class IsMctsParams:
     iterations: int = pydantic.Field(default=200, ge=1, description="iterations per move")
     seconds: float = pydantic.Field(default=0.0, ge=0.0, description="time per move (0: none)")
     exploration: float = pydantic.Field(default=0.7, gt=0.0, description="UCB1 constant")
-    playout: Literal["random", "heuristic"] = pydantic.Field(
-        default="heuristic", description="simulation policy (bots/policies.py)"
+    playout: Literal["random", "heuristic", "greedy"] = pydantic.Field(
+        default="heuristic",
+        description="simulation policy (bots/policies.py; greedy: Kardinal by turns only)",
     )
     margin: float | None = pydantic.Field(
         default=None,
