@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot
 from bots.kardinal import KardinalGreedyBot
-from bots.kardinal_search import can_take, play_part, take_plans
+from bots.kardinal_search import GreedyTurns, can_take, play_part, take_plans
 from engines.kardinal import GAME, EndTurn, KardinalState, PlayTablet, Take
 
 
@@ -107,3 +109,25 @@ def test_playing_a_plan_finishes_the_turn() -> None:
             assert isinstance(trial, KardinalState)
             play_part(trial, plan)
             assert trial.is_terminal() or trial.current_seat != me
+
+
+def test_greedy_simulations_take_what_the_greedy_player_takes() -> None:
+    checked = 0
+    for state in positions(12, seed=13):
+        if not can_take(state.legal_actions()) or state.taken_this_turn():
+            continue
+        policy = GreedyTurns(state)
+        simulated = policy(state.clone(), random.Random(0))
+        assert str(simulated) == decide(KardinalGreedyBot(seed=0), state)
+        checked += 1
+    assert checked >= 4
+
+
+def test_greedy_playout_is_refused_outside_kardinal() -> None:
+    from engines.kings_corner import GAME as KINGS_CORNER
+
+    state = KINGS_CORNER.new_initial_state(seed=1, seats=2)
+    bot = IsMctsBot(iterations=5, playout="greedy")
+    bot.new_game(GameInfo(KINGS_CORNER, {}, 0, 2, 0))
+    with pytest.raises(ValueError, match="greedy"):
+        bot.act(state.observation(0), state.legal_actions(), None)
