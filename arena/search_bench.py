@@ -3,10 +3,11 @@ opening-solve``: plain functions returning measurements."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +46,14 @@ class SearchSpeed:
 def sample_positions(game: Game, seats: int, count: int, seed: int) -> list[State]:
     """``count`` positions where the seat to move has a choice: each from a fresh deal,
     played at random for a random share (0–80%) of a random game's length."""
+    return list(itertools.islice(iter_positions(game, seats, seed), count))
+
+
+def iter_positions(game: Game, seats: int, seed: int) -> Iterator[State]:
+    """The positions of :func:`sample_positions`, without end."""
     rng = random.Random(seed)
-    positions: list[State] = []
     index = 0
-    while len(positions) < count:
+    while True:
         index += 1
         deal_seed = derive_seed(seed, index)
         full = game.new_initial_state(seed=deal_seed, seats=seats)
@@ -60,8 +65,7 @@ def sample_positions(game: Game, seats: int, count: int, seed: int) -> list[Stat
         for _, action in full.history[:stop]:
             state.apply_unchecked(action)
         if not state.is_terminal() and len(state.legal_actions()) > 1:
-            positions.append(state)
-    return positions
+            yield state
 
 
 def search_speed(
@@ -75,6 +79,8 @@ def search_speed(
 ) -> SearchSpeed:
     """Let the bot ``bot_spec`` (``mcts``, ``ismcts:playout=random`` …) think for
     ``seconds`` at each of ``positions`` sampled positions and count its iterations.
+    Positions where the bot decides without searching (Kardinal by turns: a stone, or
+    a single plan) are passed over for the next sampled one.
 
     Raises:
         UnknownBotError: ``bot_spec`` is no tree search bot for ``game``, or has a
@@ -84,8 +90,10 @@ def search_speed(
     overrides: Mapping[str, Any] = {"iterations": 10**9, "seconds": seconds}
     total_iterations = 0
     total_seconds = 0.0
-    rates = []
-    for number, state in enumerate(sample_positions(game, seats, positions, seed)):
+    rates: list[float] = []
+    for number, state in enumerate(iter_positions(game, seats, seed)):
+        if len(rates) == positions or number >= 50 * positions:
+            break
         bot = make_bot(kind, game.name, {**params, **overrides})
         if not isinstance(bot, MctsBot | IsMctsBot):
             raise UnknownBotError(f"{bot_spec!r} is not a Monte Carlo tree search bot")
@@ -94,6 +102,8 @@ def search_speed(
         start = time.perf_counter()
         bot.act(state.observation(seat), state.legal_actions(), None)
         elapsed = time.perf_counter() - start
+        if bot.last_iterations == 0:
+            continue
         total_iterations += bot.last_iterations
         total_seconds += elapsed
         rates.append(bot.last_iterations / elapsed)
