@@ -20,6 +20,7 @@ from arena.db import open_database
 
 runner = CliRunner()
 SLOW = "mcts:iterations=40"
+SLOWER = "mcts:iterations=400"
 pytestmark = pytest.mark.xdist_group("subprocess")
 
 
@@ -94,7 +95,7 @@ def slow_bot_any_db(db_url: str) -> str:
     return db_url
 
 
-def run_args(executor: str, games: int) -> list[str]:
+def run_args(executor: str, games: int, bot: str = SLOW) -> list[str]:
     # A searching bot makes games slow enough to interrupt (a few ms each).
     return [
         "tournament",
@@ -102,7 +103,7 @@ def run_args(executor: str, games: int) -> list[str]:
         "--game",
         "koenigsgarten",
         "-b",
-        SLOW,
+        bot,
         "-b",
         "random",
         "--games",
@@ -134,8 +135,10 @@ def test_killing_the_driver_is_recovered_by_resume(slow_bot_any_db: str) -> None
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
+    # One local process playing ~50 ms games: 300 take ~15 s, so the interrupt after
+    # the first stored batch comes long before the end even on a fast, quiet machine.
     db = slow_bot
-    process = start(db, *run_args("local", 1000))
+    process = start(db, *run_args("local", 300, SLOWER))
     wait_until(lambda: stored(db) >= 20)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
@@ -144,19 +147,19 @@ def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
     assert query(db, "SELECT status FROM tournament") == [("interrupted",)]
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "local")
     assert code == 0, err
-    assert_complete_without_duplicates(db, 1, 1000)
+    assert_complete_without_duplicates(db, 1, 300)
 
 
 def test_cancel_stops_a_running_tournament(slow_bot: str) -> None:
     db = slow_bot
-    process = start(db, *run_args("local", 1000))
+    process = start(db, *run_args("local", 300, SLOWER))
     wait_until(lambda: stored(db) >= 10)
     code, out, _ = arena_in_process(db, "tournament", "cancel", "1")
     assert code == 0 and "cancelled" in out
     process.communicate(timeout=60)
     assert process.returncode == 0
     assert query(db, "SELECT status FROM tournament") == [("cancelled",)]
-    assert stored(db) < 1000
+    assert stored(db) < 300
     code, _, err = arena_in_process(db, "tournament", "resume", "1")
     assert code == 2 and "already cancelled" in err
 
