@@ -35,18 +35,10 @@ import pydantic
 from pydantic import ConfigDict
 
 from bots.base import Bot
-from bots.kardinal import Evaluator, choose_stone
-from bots.kardinal_search import (
-    GREEDY_SIMULATION,
-    as_state,
-    can_take,
-    lead,
-    play_part,
-    squash,
-    take_plans,
-)
+from bots.kardinal import Evaluator, can_take, choose_stone, take_plans
+from bots.kardinal_search import GREEDY_SIMULATION, as_state, lead, play_part, squash
 from bots.mcts import seat_rewards
-from bots.policies import Simulation, TreeActions, simulation, tree_actions
+from bots.policies import Projection, Simulation, TreeActions, simulation, tree_actions
 from bots.registry import BotKind, register_bot_kind
 from engines.core import TERMINAL, Action, State
 from engines.kardinal import EndTurn, KardinalOptions, deck_tables
@@ -67,8 +59,7 @@ def score_rewards(scores: Sequence[float], margin: float, scale: float) -> list[
         return rewards
     total = sum(scores)
     return [
-        (reward + margin * (1 + math.tanh((mine - (total - mine) / (seats - 1)) / scale)) / 2)
-        / (1 + margin)
+        (reward + margin * squash(mine - (total - mine) / (seats - 1), scale)) / (1 + margin)
         for reward, mine in zip(rewards, scores, strict=True)
     ]
 
@@ -215,7 +206,7 @@ class IsMctsBot(Bot):
             return self._greedy_stone(observation, legal_actions)
         root_state = as_state(game.state_from_observation(observation, rng))
         me = root_state.current_seat
-        plans = take_plans(root_state)
+        plans = take_plans(root_state, Projection(root_state))
         if not plans:
             return legal_actions[0]
         depth = self.depth if self.depth is not None else 2 * root_state.num_seats - 1

@@ -15,6 +15,7 @@ stone when that is clearly better.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from bots.base import Bot
@@ -164,14 +165,13 @@ class KardinalGreedyBot(Bot):
         tables = deck_tables(options.deck)
         evaluator = Evaluator(observation, tables)
         turn = observation["turn"]
-        takes_possible = any(isinstance(a, Take | PlayTablet) for a in legal_actions)
-        if takes_possible:
+        if can_take(legal_actions):
             plan = self._plan_takes(observation, evaluator)
             if plan is not None and plan in legal_actions:
                 return plan
         if not turn["taken"]:
             return next(a for a in legal_actions if isinstance(a, Skip))
-        return self._choose_stone(observation, evaluator, legal_actions)
+        return choose_stone(observation, evaluator, legal_actions)
 
     # -- taking -------------------------------------------------------------------------
 
@@ -180,75 +180,8 @@ class KardinalGreedyBot(Bot):
         assert self.info is not None, "new_game() tells the bot its game"
         state = self.info.game.state_from_observation(observation, self.rng)
         assert isinstance(state, KardinalState)
-        me = int(observation["seat"])
-        held = {kind: observation["my_tablets"].count(kind) for kind in TABLET_KINDS}
-        already = [CARD_INDEX[c] for c in observation["turn"]["taken"]]
-        _, first = self._search(state, me, evaluator, held, already, [], 0.0)
-        return first
-
-    def _search(
-        self,
-        state: KardinalState,
-        me: int,
-        evaluator: Evaluator,
-        held: dict[str, int],
-        already: list[int],
-        path: list[int],
-        cost: float,
-    ) -> tuple[float, Action | None]:
-        """Best (value, first action) from here; stopping is worth the path so far."""
-        taken = already + path
-        # Stopping before the first take is no option: taking is compulsory when possible.
-        stop_value = evaluator.advantage(me, taken) - cost if taken else float("-inf")
-        best: tuple[float, Action | None] = (stop_value, None)
-        if len(path) >= MAX_TAKES_PER_TURN or state.is_terminal():
-            return best
-        for action in state.legal_actions():
-            if isinstance(action, Take):
-                step_cost = 0.0
-                owner = state.stone_on(action.card)
-                if owner is not None and owner != me:
-                    step_cost += STONE_VALUE
-                if state.has_face_down_tablet(action.card):
-                    step_cost -= FACE_DOWN_VALUE
-                child = cast(KardinalState, state.clone())
-                child.apply_unchecked(action)
-                value, _ = self._search(
-                    child, me, evaluator, held, already, [*path, action.card], cost + step_cost
-                )
-            elif isinstance(action, PlayTablet):
-                kind = TABLET_KINDS[action.kind]
-                if held.get(kind, 0) == 0:
-                    continue  # picked up in this search: its kind is only a guess
-                step_cost = TABLET_VALUE[kind]
-                if kind == "reclaim":
-                    step_cost -= STONE_VALUE * state.spent(me)
-                child = cast(KardinalState, state.clone())
-                child.apply_unchecked(action)
-                value, _ = self._search(
-                    child,
-                    me,
-                    evaluator,
-                    {**held, kind: held[kind] - 1},
-                    already,
-                    path,
-                    cost + step_cost,
-                )
-            else:
-                continue
-            if value > best[0]:
-                best = (value, action)
-        return best
-
-    # -- stones -------------------------------------------------------------------------
-
-    def _choose_stone(
-        self,
-        observation: Mapping[str, Any],
-        evaluator: Evaluator,
-        legal_actions: Sequence[Action],
-    ) -> Action:
-        return choose_stone(observation, evaluator, legal_actions)
+        plans = take_plans(state, evaluator, 1)
+        return plans[0].actions[0] if plans and plans[0].actions else None
 
 
 def choose_stone(
@@ -316,6 +249,80 @@ def stone_worth(
         return worth[card]
 
     return value
+
+
+PLANS: Final = 5
+"""How many take plans a search compares."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the turn: the actions to play (empty: stop taking), and its value to
+    the greedy planner (points over the average rival)."""
+
+    actions: tuple[Action, ...]
+    value: float
+
+
+def take_plans(state: KardinalState, evaluator: Evaluator, limit: int = PLANS) -> list[Part]:
+    """The ``limit`` best distinct plans of takes and tablet plays for the seat to
+    move, best first, valued by ``evaluator`` (the points if the game ended now) less
+    stones paid and tablets used; with a card already taken this turn, stopping (no
+    actions) is a plan too. Every sequence is searched on ``state`` (a determinised
+    state: only tablets the seat really holds are played). Among equal values the
+    plan found first in the search's order comes first."""
+    me = state.current_seat
+    held: dict[int, int] = {}
+    for kind in state.held_tablets(me):
+        held[kind] = held.get(kind, 0) + 1
+    already = state.taken_this_turn()
+    best: dict[tuple[frozenset[int], tuple[int, ...]], Part] = {}
+
+    def search(
+        node: KardinalState,
+        held: dict[int, int],
+        cards: list[int],
+        actions: list[Action],
+        tablets: list[int],
+        cost: float,
+    ) -> None:
+        if already or cards:
+            key = (frozenset(cards), tuple(sorted(tablets)))
+            value = evaluator.advantage(me, already + cards) - cost
+            if key not in best or best[key].value < value:
+                best.pop(key, None)  # a better order of the same plan ranks where found
+                best[key] = Part(tuple(actions), value)
+        if len(cards) >= MAX_TAKES_PER_TURN or node.is_terminal():
+            return
+        for action in node.legal_actions():
+            if type(action) is Take:
+                step = 0.0
+                owner = node.stone_on(action.card)
+                if owner is not None and owner != me:
+                    step += STONE_VALUE
+                if node.has_face_down_tablet(action.card):
+                    step -= FACE_DOWN_VALUE
+                child = cast(KardinalState, node.clone())
+                child.apply_unchecked(action)
+                search(child, held, [*cards, action.card], [*actions, action], tablets, cost + step)
+            elif type(action) is PlayTablet and held.get(action.kind, 0) > 0:
+                kind = TABLET_KINDS[action.kind]
+                step = TABLET_VALUE[kind]
+                if kind == "reclaim":
+                    step -= STONE_VALUE * node.spent(me)
+                child = cast(KardinalState, node.clone())
+                child.apply_unchecked(action)
+                less = {**held, action.kind: held[action.kind] - 1}
+                search(child, less, cards, [*actions, action], [*tablets, action.kind], cost + step)
+
+    search(state, held, [], [], [], 0.0)
+    ranked = sorted(best.values(), key=lambda part: -part.value)
+    return ranked[:limit]
+
+
+def can_take(legal: Sequence[Action]) -> bool:
+    """Whether the taking part of the turn is still open (a take or a tablet play)."""
+    return any(type(a) is Take or type(a) is PlayTablet for a in legal)
 
 
 register_bot_kind(

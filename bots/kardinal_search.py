@@ -4,7 +4,7 @@ A Kardinal turn is a chain of small actions (tablet plays, takes, a stone, ``end
 a tree over them spends most of its iterations telling apart takes that the greedy
 player's planner already ranks well, and a move's worth shows only after the rivals
 answered it. So the search's actions are whole take plans: the best few of the
-greedy planner (:func:`take_plans`: every sequence of takes and plays of tablets
+greedy planner (:func:`bots.kardinal.take_plans`: every sequence of takes and plays of tablets
 really held, valued as the greedy player values them), including stopping when a
 card was already taken.
 
@@ -19,95 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final, cast
 
-from bots.kardinal import (
-    FACE_DOWN_VALUE,
-    MAX_TAKES_PER_TURN,
-    STONE_VALUE,
-    TABLET_VALUE,
-    choose_stone,
-)
+from bots.kardinal import Part, can_take, choose_stone, take_plans
 from bots.policies import KardinalPlayer, Projection, Simulation, kardinal_evaluation
 from engines.core import Action, State
 from engines.kardinal import (
-    TABLET_KINDS,
     EndTurn,
     KardinalState,
-    PlayTablet,
-    Take,
 )
-
-PLANS: Final = 5
-"""How many take plans a search compares."""
-
-
-@dataclass(frozen=True)
-class Part:
-    """A part of the turn: the actions to play (empty: stop taking), and its value to
-    the greedy planner (points over the average rival)."""
-
-    actions: tuple[Action, ...]
-    value: float
-
-
-def take_plans(state: KardinalState, limit: int = PLANS) -> list[Part]:
-    """The ``limit`` best distinct plans of takes and tablet plays for the seat to
-    move, best first, as the greedy planner values them; with a card already taken
-    this turn, stopping (no actions) is a plan too."""
-    me = state.current_seat
-    evaluator = Projection(state)
-    held: dict[int, int] = {}
-    for kind in state.held_tablets(me):
-        held[kind] = held.get(kind, 0) + 1
-    already = state.taken_this_turn()
-    best: dict[tuple[frozenset[int], tuple[int, ...]], Part] = {}
-
-    def search(
-        node: KardinalState,
-        held: dict[int, int],
-        cards: list[int],
-        actions: list[Action],
-        tablets: list[int],
-        cost: float,
-    ) -> None:
-        if already or cards:
-            key = (frozenset(cards), tuple(sorted(tablets)))
-            value = evaluator.advantage(me, already + cards) - cost
-            if key not in best or best[key].value < value:
-                best[key] = Part(tuple(actions), value)
-        if len(cards) >= MAX_TAKES_PER_TURN or node.is_terminal():
-            return
-        for action in node.legal_actions():
-            if type(action) is Take:
-                step = 0.0
-                owner = node.stone_on(action.card)
-                if owner is not None and owner != me:
-                    step += STONE_VALUE
-                if node.has_face_down_tablet(action.card):
-                    step -= FACE_DOWN_VALUE
-                child = cast(KardinalState, node.clone())
-                child.apply_unchecked(action)
-                search(child, held, [*cards, action.card], [*actions, action], tablets, cost + step)
-            elif type(action) is PlayTablet and held.get(action.kind, 0) > 0:
-                kind = TABLET_KINDS[action.kind]
-                step = TABLET_VALUE[kind]
-                if kind == "reclaim":
-                    step -= STONE_VALUE * node.spent(me)
-                child = cast(KardinalState, node.clone())
-                child.apply_unchecked(action)
-                less = {**held, action.kind: held[action.kind] - 1}
-                search(child, less, cards, [*actions, action], [*tablets, action.kind], cost + step)
-
-    search(state, held, [], [], [], 0.0)
-    ranked = sorted(best.values(), key=lambda part: -part.value)
-    return ranked[:limit]
-
-
-def can_take(legal: Sequence[Action]) -> bool:
-    """Whether the taking part of the turn is still open (a take or a tablet play)."""
-    return any(type(a) is Take or type(a) is PlayTablet for a in legal)
 
 
 def lead(values: Sequence[float], seat: int) -> float:
@@ -151,7 +71,7 @@ def play_part(state: KardinalState, part: Part, *, greedy: bool = False) -> None
 
 class GreedyTurns:
     """A simulation policy that plays like the greedy player, a turn at a time: at the
-    start of a turn the planner's best plan (:func:`take_plans`), then its stone
+    start of a turn the planner's best plan (:func:`bots.kardinal.take_plans`), then its stone
     (:func:`greedy_stone`). Slower than :class:`bots.policies.KardinalPlayer` (about
     a millisecond a turn), but it is the greedy player, with no noise."""
 
@@ -164,7 +84,7 @@ class GreedyTurns:
             return self.queue.pop(0)
         legal = game.legal_actions()
         if can_take(legal):
-            plans = take_plans(game, 1)
+            plans = take_plans(game, Projection(game), 1)
             if plans and plans[0].actions:
                 self.queue = list(plans[0].actions[1:])
                 return plans[0].actions[0]

@@ -10,8 +10,9 @@ import pytest
 
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot
-from bots.kardinal import KardinalGreedyBot
-from bots.kardinal_search import GreedyTurns, can_take, play_part, take_plans
+from bots.kardinal import KardinalGreedyBot, can_take, take_plans
+from bots.kardinal_search import GreedyTurns, play_part
+from bots.policies import Projection
 from engines.kardinal import GAME, EndTurn, KardinalState, PlayTablet, Take
 
 
@@ -50,7 +51,7 @@ def test_every_plan_is_legal_and_uses_only_tablets_really_held() -> None:
             continue
         me = state.current_seat
         held = state.held_tablets(me)
-        plans = take_plans(state)
+        plans = take_plans(state, Projection(state))
         assert plans and [p.value for p in plans] == sorted((p.value for p in plans), reverse=True)
         for plan in plans:
             played = [a.kind for a in plan.actions if isinstance(a, PlayTablet)]
@@ -68,7 +69,7 @@ def test_the_best_plan_starts_with_the_greedy_players_choice() -> None:
     for state in positions(12, seed=3):
         if not can_take(state.legal_actions()):
             continue
-        plans = take_plans(state)
+        plans = take_plans(state, Projection(state))
         greedy = decide(KardinalGreedyBot(seed=0), state)
         if plans[0].actions:
             assert str(plans[0].actions[0]) == greedy
@@ -80,9 +81,9 @@ def test_the_search_plays_the_first_action_of_one_of_its_plans() -> None:
     for state in positions(6, seed=5):
         if not can_take(state.legal_actions()):
             continue
-        firsts = {str(p.actions[0]) for p in take_plans(state) if p.actions}
+        firsts = {str(p.actions[0]) for p in take_plans(state, Projection(state)) if p.actions}
         action = decide(IsMctsBot(seed=2, iterations=40), state)
-        stops = any(not p.actions for p in take_plans(state))
+        stops = any(not p.actions for p in take_plans(state, Projection(state)))
         assert action in firsts or (stops and action.split()[0] in {"stone", "move", "end"})
 
 
@@ -104,7 +105,7 @@ def test_playing_a_plan_finishes_the_turn() -> None:
         if not can_take(state.legal_actions()):
             continue
         me = state.current_seat
-        for plan in take_plans(state):
+        for plan in take_plans(state, Projection(state)):
             trial = state.clone()
             assert isinstance(trial, KardinalState)
             play_part(trial, plan)
