@@ -29,8 +29,7 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
 )
-from engines.outcome import Outcome
-from engines.registry import register
+from engines.outcome import Outcome, Termination
 
 SIZE: Final = 4
 CELLS: Final = SIZE * SIZE
@@ -62,10 +61,6 @@ WINNING_PATTERNS: Final = ROWS + COLUMNS + DIAGONALS + SQUARES
 _PATTERNS_THROUGH: Final = tuple(
     tuple(p for p in WINNING_PATTERNS if p >> cell & 1) for cell in range(CELLS)
 )
-
-TERMINATION_PATTERN: Final = "four_in_a_pattern"
-TERMINATION_NO_LEGAL_CARD: Final = "no_legal_card"
-TERMINATION_FULL_GARDEN: Final = "full_garden_draw"
 
 
 def cell_index(name: str) -> int:
@@ -166,7 +161,7 @@ class KoenigsgartenState(State):
         opponent = 1 - mover
         for pattern in _PATTERNS_THROUGH[cell]:
             if marks & pattern == pattern:
-                self._finish(Outcome.win(mover, 2, TERMINATION_PATTERN))
+                self._finish(Outcome.win(mover, 2, Termination.FOUR_IN_A_PATTERN))
                 return
         rank, suit = card[0], card[1]
         legal = [c for c in garden if c is not None and (c[0] == rank or c[1] == suit)]
@@ -174,9 +169,9 @@ class KoenigsgartenState(State):
             self._legal = legal
             self._to_move = opponent
         elif any(c is not None for c in garden):
-            self._finish(Outcome.win(mover, 2, TERMINATION_NO_LEGAL_CARD))
+            self._finish(Outcome.win(mover, 2, Termination.NO_LEGAL_CARD))
         else:
-            self._finish(Outcome.draw(2, TERMINATION_FULL_GARDEN))
+            self._finish(Outcome.draw(2, Termination.FULL_GARDEN_DRAW))
 
     def _finish(self, outcome: Outcome) -> None:
         self._outcome = outcome
@@ -311,4 +306,4 @@ def parse_layout(cards: Any) -> list[Card]:
     return layout
 
 
-GAME: Final = register(Koenigsgarten())
+GAME: Final = Koenigsgarten()

@@ -20,6 +20,7 @@ from arena.runner import play_game
 from bots.simple import RandomBot
 from engines.core import TERMINAL, Game, State
 from engines.errors import GameOverError, IllegalActionError, InvalidActionError
+from engines.outcome import Termination
 from engines.registry import all_games
 
 CASES = [
@@ -52,6 +53,7 @@ def test_playouts_end_within_declared_length(game: Game, seats: int, seed: int) 
     assert len(final.history) <= game.max_game_length(seats, final.options)
     outcome = final.outcome()
     assert outcome is not None
+    assert type(outcome.termination) is Termination and not outcome.is_forfeit
     assert len(outcome.returns) == len(outcome.ranking) == seats
     assert all(1 <= place <= seats for place in outcome.ranking)
     assert min(outcome.ranking) == 1
@@ -119,15 +121,21 @@ def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, s
     states = random_playout(game, seats, seed)
     every_action = {a for s in states for a in s.legal_actions()}
     for state in states[:-1]:
+        assert all(state.is_legal(action) for action in state.legal_actions())
         illegal = sorted(every_action - set(state.legal_actions()), key=str)
         if illegal:
+            assert not state.is_legal(illegal[0])
             before = state.to_dict()
             with pytest.raises(IllegalActionError) as excinfo:
                 state.apply_action(illegal[0])
-            assert str(illegal[0]) in str(excinfo.value)
+            message = str(excinfo.value)
+            assert str(illegal[0]) in message
+            assert f"{game.name} after {len(state.history)} action" in message
+            assert f"from seed {seed}" in message
             assert state.to_dict() == before, "a rejected action must not change the state"
     final = states[-1]
-    with pytest.raises(GameOverError):
+    assert not any(final.is_legal(action) for action in every_action)
+    with pytest.raises(GameOverError, match=f"{game.name} after {len(final.history)} action"):
         final.apply_action(next(iter(every_action)))
 
 
