@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from arena.runner import TimeControl, play_game
-from bots.blumengarten import GreedyBot, SolverBot
+from bots.blumengarten.players import GreedyBot, SolverBot
 from bots.registry import make_bot
 from bots.simple import RandomBot
 from engines.blumengarten import GAME
