@@ -1,4 +1,4 @@
-"""IS-MCTS in Kardinal & König searches whole take plans (bots.kardinal_search): the
+"""IS-MCTS in Kardinal & König searches whole take plans (bots.kardinal.turn_search): the
 plans are legal, led by the greedy planner's choice, and the stone follows the greedy
 rule."""
 
