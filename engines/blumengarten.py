@@ -390,6 +390,10 @@ class Blumengarten(Game):
         move_cap: int = self.parse_options(options).move_cap
         return move_cap
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """The cards on the foundations: none to all 52 (a forfeit too)."""
+        return (0.0, float(TOTAL_CARDS))
+
     def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
         """A forfeit (crash, timeout, illegal move) scores the cards on the foundations so far."""
         assert isinstance(state, BlumengartenState)

@@ -211,6 +211,12 @@ class Game(ABC):
     def max_game_length(self, seats: int, options: Any) -> int:
         """An upper bound on the number of actions in one game."""
 
+    @abstractmethod
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """The least and the most any seat's return can be in one game, forfeits
+        included (OpenSpiel's ``min_utility``/``max_utility``); the conformance suite
+        checks every outcome against them."""
+
     def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
         """The outcome when ``offender`` forfeits ``state``; ``reason`` is a
         :class:`~engines.outcome.ForfeitReason` or its text.

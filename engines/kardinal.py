@@ -1028,6 +1028,19 @@ class Kardinal(Game):
         turns = NUM_CARDS + (NUM_CARDS + 1) * (seats - 1) + 1
         return NUM_CARDS + NUM_TABLETS + NUM_CARDS + turns
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """At best one seat holds every card: every country's majority and circles,
+        and every ship and carriage; at worst a seat holds nothing and every ``minus2``
+        tablet of the deck's mix. A forfeit scores -1 and +1."""
+        tables = deck_tables(self.parse_options(options).deck)
+        best = (
+            sum(country.size for country in COUNTRIES)
+            + sum(tables.circles)
+            + sum(1 for symbol in tables.symbol if symbol in (SHIP, CARRIAGE))
+        )
+        worst = 2 * tables.tablet_mix[MINUS2]
+        return (-float(max(worst, 1)), float(max(best, 1)))
+
 
 def parse_layout(rows: Any) -> tuple[tuple[int, ...], ...]:
     """Parse 4 rows of 14 card ids that use every card once.

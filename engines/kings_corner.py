@@ -742,6 +742,15 @@ class KingsCorner(Game):
         draws_first = stock if parsed.draw_first else 0
         return active + turns + draws_first
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """At worst one hand holds every card's penalty points; at best a seat empties
+        its hand, or with ``collect_corners`` also collects all four corners. A forfeit
+        scores -1 and +1."""
+        parsed: KingsCornerOptions = self.parse_options(options)
+        worst = sum(_PIP_PENALTY if parsed.pip_values else _PENALTY)
+        best = CORNER_SCORE * len(CORNERS) if parsed.collect_corners else 0
+        return (-float(max(worst, 1)), float(max(best, 1)))
+
     def match_formats(self) -> tuple[str, ...]:
         """A single game, or penalties added up over games to 25 or 50
         (``docs/games/kings_corner.md``)."""

@@ -270,6 +270,10 @@ class Koenigsgarten(Game):
     def max_game_length(self, seats: int, options: Any) -> int:
         return CELLS
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """A loss, a draw or a win: -1, 0 or +1."""
+        return (-1.0, 1.0)
+
     def match_points(self, state: State) -> int:
         """The winner scores one point per card left in the garden."""
         assert isinstance(state, KoenigsgartenState)
