@@ -95,10 +95,13 @@ def ranking_points(ranking: Sequence[int]) -> tuple[float, ...]:
     """
     others = len(ranking) - 1
     if others == 0:
-        return tuple(1.0 if place == 1 else 0.0 for place in ranking)
+        return (1.0 if ranking[0] == 1 else 0.0,)
+    # A list comprehension, then a tuple: search bots call this once per iteration.
     return tuple(
-        (sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking) - 0.5) / others
-        for mine in ranking
+        [
+            (sum([1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking]) - 0.5) / others
+            for mine in ranking
+        ]
     )
 
 

@@ -50,7 +50,7 @@ class GreedyKingsCornerBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         view = _View(observation)
         return max(legal_actions, key=view.score)
 

@@ -69,7 +69,7 @@ class GreedyKoenigsgartenBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         layout, position = read_observation(observation)
         rules = GardenRules(layout)
         keys = {cell: rank_move(rules, position, cell) for cell in rules.legal_cells(position)}

@@ -281,7 +281,7 @@ class SolverBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         layout, position = read_observation(observation)
         if self._solver is None or list(self._solver.layout) != layout:
             self._solver = Solver(layout)
