@@ -184,10 +184,5 @@ def simulation(game: str, playout: str) -> Simulation:
     )
 
 
-def tree_actions(game: str) -> TreeActions:
-    """The filter of the actions a search tree expands in ``game`` (all by default)."""
-    return game_search(game).tree_actions
-
-
 def _load_builtin_bots() -> None:
     import bots.builtin  # noqa: F401  (registers the built-in search knowledge)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from bots.kardinal.policies import KardinalPlayer, kardinal_tree_actions
-from bots.search import tree_actions
+from bots.search import game_search
 from engines.kardinal import GAME as KARDINAL
 from engines.kardinal import KardinalState, PlaceStone, Take
 from engines.kings_corner import GAME as KINGS_CORNER
@@ -40,4 +40,5 @@ def test_the_kardinal_tree_leaves_out_stones_far_from_the_ends() -> None:
     assert [a for a in kept if not isinstance(a, PlaceStone)] == [
         a for a in legal if not isinstance(a, PlaceStone)
     ]
-    assert tree_actions(KINGS_CORNER.name)(state, legal) == legal
+    assert game_search(KARDINAL.name).tree_actions is kardinal_tree_actions
+    assert game_search(KINGS_CORNER.name).tree_actions(state, legal) == legal
