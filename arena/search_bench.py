@@ -13,7 +13,7 @@ from typing import Any
 
 from bots.base import GameInfo
 from bots.ismcts import IsMctsBot
-from bots.koenigsgarten_solver import Position, Solver
+from bots.koenigsgarten.solver import Position, Solver
 from bots.mcts import MctsBot
 from bots.registry import UnknownBotError, make_bot, parse_bot_spec
 from engines.core import Game, State

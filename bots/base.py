@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Action, Game
-from engines.outcome import Outcome
+from engines.errors import GameError
+from engines.outcome import ForfeitReason, Outcome
 from engines.seeding import derive_seed
 
 
@@ -33,37 +34,42 @@ class GameInfo:
 class BotFault(Exception):
     """A bot failed in a way that forfeits the game; ``reason`` is stored with it."""
 
-    reason = "crash"
+    reason: ForfeitReason = ForfeitReason.CRASH
 
 
 class BotTimeout(BotFault):
     """The bot did not answer within its time."""
 
-    reason = "timeout"
+    reason = ForfeitReason.TIMEOUT
 
 
 class BotCrash(BotFault):
     """The bot raised, exited or was killed."""
 
-    reason = "crash"
+    reason = ForfeitReason.CRASH
 
 
 class BotProtocolError(BotFault):
     """The bot broke the protocol (a wrong message type or fields)."""
 
-    reason = "protocol_violation"
+    reason = ForfeitReason.PROTOCOL_VIOLATION
 
 
 class BotMalformedOutput(BotFault):
     """The bot wrote output that is not a message at all (not JSON, an over-long line)."""
 
-    reason = "malformed_output"
+    reason = ForfeitReason.MALFORMED_OUTPUT
 
 
 class BotIllegalAction(BotFault):
     """The bot answered with an action that is not legal here."""
 
-    reason = "illegal_action"
+    reason = ForfeitReason.ILLEGAL_ACTION
+
+
+class GameNotStartedError(GameError, RuntimeError):
+    """A bot was asked to act before :meth:`Bot.new_game` told it which game it plays,
+    so it cannot read its observation."""
 
 
 class Bot(ABC):
@@ -81,6 +87,21 @@ class Bot(ABC):
         game's seed and the seat, so a game replays the same in any order or process."""
         self.info = info
         self.rng = random.Random(derive_seed(self.seed, info.seed, info.seat))
+
+    def game_info(self, observation: Mapping[str, Any]) -> GameInfo:
+        """What :meth:`new_game` told the bot, for reading ``observation``.
+
+        Raises:
+            GameNotStartedError: ``new_game`` was not called; the message names the bot
+                and the observation's fields.
+        """
+        if self.info is None:
+            fields = ", ".join(sorted(map(str, observation))[:8]) or "none"
+            raise GameNotStartedError(
+                f"bot {self.name!r} has no GameInfo to read the observation with (fields: "
+                f"{fields}): the host must call new_game() before act()"
+            )
+        return self.info
 
     @abstractmethod
     def act(

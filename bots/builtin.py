@@ -1,29 +1,31 @@
-"""The built-in bot kinds. Importing this module registers them.
-
-The game-independent kinds are registered here; every other module of the ``bots``
-package may register kinds of its own with ``register_bot_kind`` and is imported
-here, so adding a bot is adding its module.
-"""
+"""The built-in bot kinds and what each game lends the search bots, listed explicitly
+(as OpenSpiel lists its games). Importing this module registers them; adding a bot is
+adding its module and its entry here (``docs/engines.md``)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from typing import Final
 
-import bots
+from bots import blumengarten, ismcts, kardinal, kings_corner, koenigsgarten, mcts, simple
 from bots.registry import BotKind, register_bot_kind
-from bots.simple import FirstLegalBot, RandomBot
+from bots.search import GameSearch, register_game_search
 
-register_bot_kind(BotKind("random", RandomBot, "uniformly random legal actions (seeded)"))
-register_bot_kind(BotKind("first-legal", FirstLegalBot, "always the first legal action"))
+BUILTIN_KINDS: Final[tuple[BotKind, ...]] = (
+    simple.RANDOM,
+    simple.FIRST_LEGAL,
+    mcts.KIND,
+    ismcts.KIND,
+    *blumengarten.KINDS,
+    *kardinal.KINDS,
+    *kings_corner.KINDS,
+    *koenigsgarten.KINDS,
+)
+GAME_SEARCH: Final[dict[str, GameSearch]] = {
+    "kings_corner": kings_corner.SEARCH,
+    "kardinal": kardinal.SEARCH,
+}
 
-INFRASTRUCTURE = frozenset({"base", "builtin", "registry", "simple", "sdk", "examples"})
-
-
-def load_bot_modules() -> None:
-    for module in pkgutil.iter_modules(bots.__path__):
-        if module.name not in INFRASTRUCTURE and not module.name.startswith("_"):
-            importlib.import_module(f"bots.{module.name}")
-
-
-load_bot_modules()
+for _kind in BUILTIN_KINDS:
+    register_bot_kind(_kind)
+for _game, _search in GAME_SEARCH.items():
+    register_game_search(_game, _search)

@@ -3,9 +3,10 @@
 The bot rebuilds the position from its observation (``game.state_from_observation``,
 exact for perfect information), then grows a search tree: select by UCB1 from the
 point of view of the seat to move, expand one child, play the rest at random, and
-back up every seat's reward (its share of the opponents it finished ahead of). The
-most visited action is played. Budgets: a number of iterations and/or a time limit;
-every random choice comes from the bot's seeded generator.
+back up every seat's reward (its share of the opponents it finished ahead of,
+:attr:`engines.outcome.Outcome.points`). The most visited action is played. Budgets:
+a number of iterations and/or a time limit, at least one iteration; every random
+choice comes from the bot's seeded generator.
 """
 
 from __future__ import annotations
@@ -13,24 +14,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import pydantic
 from pydantic import ConfigDict
 
 from bots.base import Bot
-from bots.registry import BotKind, register_bot_kind
+from bots.registry import BotKind
 from engines.core import Action, State
 from engines.registry import all_games
-
-
-def seat_rewards(ranking: Sequence[int]) -> list[float]:
-    """Each seat's share of the others it beat (ties half): 1 / 0.5 / 0 for two seats."""
-    others = len(ranking) - 1
-    return [
-        (sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking) - 0.5) / others
-        for mine in ranking
-    ]
 
 
 class _Node:
@@ -73,24 +65,28 @@ class MctsBot(Bot):
         legal_actions: Sequence[Action],
         time_left: float | None,
     ) -> Action:
-        if len(legal_actions) == 1 or self.info is None:
-            return legal_actions[0]
-        root_state = self.info.game.state_from_observation(observation, self.rng)
+        """The most visited action at the root.
+
+        Raises:
+            GameNotStartedError: ``new_game`` was not called.
+            InvalidStateError: the observation is not one of the game's.
+        """
+        if len(legal_actions) == 1:
+            return legal_actions[0]  # the only legal action: nothing to search
+        game = self.game_info(observation).game
+        root_state = game.state_from_observation(observation, self.rng)
         root = _Node(None, None, root_state.current_seat, list(legal_actions))
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else math.inf
         if time_left is not None:
             deadline = min(deadline, time.perf_counter() + time_left / 4)
         done = 0
-        while done < self.iterations and (done % 16 or time.perf_counter() < deadline):
+        while done < self.iterations and (done % 16 or done == 0 or time.perf_counter() < deadline):
             self._iterate(root, root_state.clone())
             done += 1
         self.last_iterations = done
         best = max(root.children, key=lambda child: child.visits)
-        return (
-            legal_actions[legal_actions.index(best.action)]
-            if best.action is not None
-            else legal_actions[0]
-        )
+        assert best.action is not None, "only the root has no action"
+        return legal_actions[legal_actions.index(best.action)]
 
     def _iterate(self, root: _Node, state: State) -> None:
         node = root
@@ -118,7 +114,7 @@ class MctsBot(Bot):
             state.apply_unchecked(legal[rng.randrange(len(legal))])
         outcome = state.outcome()
         assert outcome is not None
-        rewards = seat_rewards(outcome.ranking)
+        rewards = outcome.points
         # Backpropagation: each edge is credited to the seat that chose it.
         while node.parent is not None:
             node.visits += 1
@@ -135,12 +131,10 @@ class MctsParams:
     exploration: float = pydantic.Field(default=1.4, gt=0.0, description="UCB1 constant")
 
 
-register_bot_kind(
-    BotKind(
-        "mcts",
-        MctsBot,
-        "UCT Monte Carlo tree search with random playouts (perfect information)",
-        games=frozenset(g.name for g in all_games() if g.perfect_information and g.max_seats >= 2),
-        params_type=MctsParams,
-    )
+KIND: Final = BotKind(
+    "mcts",
+    MctsBot,
+    "UCT Monte Carlo tree search with random playouts (perfect information)",
+    games=frozenset(g.name for g in all_games() if g.perfect_information and g.max_seats >= 2),
+    params_type=MctsParams,
 )

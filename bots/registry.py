@@ -22,6 +22,11 @@ class UnknownBotError(GameError, KeyError):
         return str(self.args[0]) if self.args else "unknown bot"
 
 
+class BotParameterError(UnknownBotError, ValueError):
+    """A parameter value the bot cannot use for the game it plays (e.g. a playout
+    policy that game does not offer)."""
+
+
 @pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class SeedOnly:
     seed: int = pydantic.Field(default=0, description="base seed of the bot's own randomness")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from bots.base import Bot
+from bots.registry import BotKind
 from engines.core import Action
 
 
@@ -24,7 +25,8 @@ class RandomBot(Bot):
 
 
 class FirstLegalBot(Bot):
-    """Always takes the first legal action in the engine's order."""
+    """Always takes the first legal action in the engine's order: its whole policy, a
+    baseline that plays every game and repeats itself exactly."""
 
     name = "first-legal"
 
@@ -35,3 +37,7 @@ class FirstLegalBot(Bot):
         time_left: float | None,
     ) -> Action:
         return legal_actions[0]
+
+
+RANDOM: Final = BotKind("random", RandomBot, "uniformly random legal actions (seeded)")
+FIRST_LEGAL: Final = BotKind("first-legal", FirstLegalBot, "always the first legal action")

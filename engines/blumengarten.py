@@ -36,8 +36,7 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
 )
-from engines.outcome import FORFEIT, Outcome
-from engines.registry import register
+from engines.outcome import Outcome, Termination
 
 FOUNDATION: Final = -1
 """The target of a move to the foundations (columns are 0, 1, …)."""
@@ -45,10 +44,6 @@ FOUNDATION: Final = -1
 KING: Final = 13
 TOTAL_CARDS: Final = 52
 
-TERMINATION_WON: Final = "won"
-TERMINATION_RESIGNED: Final = "resigned"
-TERMINATION_NO_LEGAL_MOVE: Final = "no_legal_move"
-TERMINATION_MOVE_CAP: Final = "move_cap"
 
 _SUIT_INDEX: Final = {suit: index for index, suit in enumerate(SUITS)}
 
@@ -246,7 +241,7 @@ class BlumengartenState(State):
     def _apply(self, action: Action) -> None:
         self._legal = None
         if isinstance(action, Resign):
-            self._finish(TERMINATION_RESIGNED)
+            self._finish(Termination.RESIGNED)
             return
         assert isinstance(action, Move)
         card = action.card
@@ -258,12 +253,12 @@ class BlumengartenState(State):
         if action.target == FOUNDATION:
             self._foundations[_SUIT_INDEX[card[1]]] += 1
             if self.score == TOTAL_CARDS:
-                self._finish(TERMINATION_WON)
+                self._finish(Termination.WON)
                 return
         else:
             self._columns[action.target].extend(moved)
         if len(self.history) >= self.options.move_cap:
-            self._finish(TERMINATION_MOVE_CAP)
+            self._finish(Termination.MOVE_CAP)
         else:
             self._check_blocked()
 
@@ -283,9 +278,9 @@ class BlumengartenState(State):
             moves.append(RESIGN)
             self._legal = moves
         else:
-            self._finish(TERMINATION_NO_LEGAL_MOVE)
+            self._finish(Termination.NO_LEGAL_MOVE)
 
-    def _finish(self, termination: str) -> None:
+    def _finish(self, termination: Termination) -> None:
         score = self.score
         self._outcome = Outcome.from_scores([score], termination, details={"score": score})
         self._legal = None
@@ -395,17 +390,15 @@ class Blumengarten(Game):
         move_cap: int = self.parse_options(options).move_cap
         return move_cap
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """The cards on the foundations: none to all 52 (a forfeit too)."""
+        return (0.0, float(TOTAL_CARDS))
+
     def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
         """A forfeit (crash, timeout, illegal move) scores the cards on the foundations so far."""
         assert isinstance(state, BlumengartenState)
-        return Outcome(
-            returns=(float(state.score),),
-            ranking=(1,),
-            termination=FORFEIT,
-            offender=offender,
-            reason=reason,
-            details={"score": state.score},
-        )
+        score = state.score
+        return Outcome.forfeit(offender, 1, reason, loss=float(score), details={"score": score})
 
 
 def parse_deal(deal: Any, options: BlumengartenOptions) -> tuple[list[list[Card]], list[Card]]:
@@ -465,4 +458,4 @@ def parse_deal(deal: Any, options: BlumengartenOptions) -> tuple[list[list[Card]
     return columns, bouquet
 
 
-GAME: Final = register(Blumengarten())
+GAME: Final = Blumengarten()

@@ -35,6 +35,7 @@ from engines.errors import (
     OptionError,
     SeatCountError,
 )
+from engines.match import SINGLE_FORMAT, TWO_PLAYER_FORMATS, MatchSpec, parse_match_spec
 from engines.outcome import Outcome
 
 TERMINAL = -1
@@ -210,13 +211,57 @@ class Game(ABC):
     def max_game_length(self, seats: int, options: Any) -> int:
         """An upper bound on the number of actions in one game."""
 
+    @abstractmethod
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """The least and the most any seat's return can be in one game, forfeits
+        included (OpenSpiel's ``min_utility``/``max_utility``); the conformance suite
+        checks every outcome against them."""
+
     def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
-        """The outcome when ``offender`` forfeits ``state`` (crash, timeout, …)."""
+        """The outcome when ``offender`` forfeits ``state``; ``reason`` is a
+        :class:`~engines.outcome.ForfeitReason` or its text.
+
+        Raises:
+            InvalidOutcomeError: ``offender`` is not a seat, or an unknown reason.
+        """
         return Outcome.forfeit(offender, state.num_seats, reason)
+
+    # -- matches (engines/match.py) ---------------------------------------------------
+
+    def match_formats(self) -> tuple[str, ...]:
+        """The match formats this game is played in: ``single``, and the two-player
+        formats for a two-player game. A game that keeps penalty points adds the
+        penalties formats (and :meth:`match_penalties`)."""
+        return TWO_PLAYER_FORMATS if self.max_seats == 2 else SINGLE_FORMAT
+
+    def parse_match_format(self, text: str) -> MatchSpec:
+        """The match format ``text``, if this game is played in it.
+
+        Raises:
+            OptionError: ``text`` is no format, or not one of this game's; the message
+                lists the game's formats.
+        """
+        spec = parse_match_spec(text)
+        formats = self.match_formats()
+        if str(spec) not in formats:
+            raise OptionError(
+                f"{self.name} is not played in {str(spec)!r} matches "
+                f"(its formats: {', '.join(formats)})"
+            )
+        return spec
 
     def match_points(self, state: State) -> int:
         """What the winner of a finished game scores in a points match (default 1)."""
         return 1
+
+    def match_penalties(self, state: State) -> tuple[int, ...]:
+        """The penalty points per seat of a finished game, for a penalties match.
+
+        Raises:
+            OptionError: the game keeps no penalty points (it declares no penalties
+                format).
+        """
+        raise OptionError(f"{self.name} keeps no penalty points for a penalties match")
 
     def state_from_dict(self, data: Mapping[str, Any]) -> State:
         """Restore a state written by :meth:`State.to_dict`.
@@ -310,21 +355,35 @@ class State(ABC):
     def is_terminal(self) -> bool:
         return self.current_seat == TERMINAL
 
+    def is_legal(self, action: Action) -> bool:
+        """Whether the seat to act may play ``action`` now (False once the game is over)."""
+        return self.current_seat != TERMINAL and action in self.legal_actions()
+
+    def position(self) -> str:
+        """Where the game stands, for messages: the game, the actions played and the
+        seed it was dealt from (when known), e.g. ``koenigsgarten after 3 actions
+        from seed 7``."""
+        played = len(self.history)
+        where = f"{self.game.name} after {played} action{'' if played == 1 else 's'}"
+        return where if self.seed is None else f"{where} from seed {self.seed}"
+
     def apply_action(self, action: Action) -> None:
         """Apply ``action`` for the seat to act after checking that it is legal.
 
         Raises:
             GameOverError: the game is already over.
             IllegalActionError: ``action`` is not among the legal actions; the
-                message names it and the seat.
+                message names it, the seat, the position and the legal actions.
         """
         seat = self.current_seat
         if seat == TERMINAL:
-            raise GameOverError(f"action {str(action)!r} after the end of the game")
+            raise GameOverError(
+                f"action {str(action)!r} after the end of the game ({self.position()})"
+            )
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(
-                f"{str(action)!r} is not legal for seat {seat} here "
+                f"{str(action)!r} is not legal for seat {seat} in {self.position()} "
                 f"(legal: {', '.join(str(a) for a in legal[:12])}"
                 f"{', …' if len(legal) > 12 else ''})"
             )

@@ -44,3 +44,8 @@ class InvalidDealError(GameError, ValueError):
 
 class InvalidStateError(GameError, ValueError):
     """Serialised state data that cannot be restored."""
+
+
+class InvalidOutcomeError(GameError, ValueError):
+    """An outcome whose fields disagree, or a termination or forfeit reason outside
+    the closed vocabularies of :mod:`engines.outcome`."""

@@ -1,25 +1,21 @@
-"""The built-in games. Importing this module registers every one of them.
-
-Every module of the ``engines`` package that is not part of the shared core is a
-game and registers itself when imported, so adding a game is adding its module.
-"""
+"""The built-in games, listed explicitly (as OpenSpiel's ``games/__init__.py`` lists
+its own). Importing this module registers every one of them; adding a game is adding
+its module under ``engines/`` and one entry here (``docs/engines.md``)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from typing import Final
 
-import engines
+from engines import blumengarten, kardinal, kings_corner, koenigsgarten
+from engines.core import Game
+from engines.registry import register
 
-CORE_MODULES = frozenset(
-    {"cards", "core", "errors", "games", "match", "outcome", "registry", "seeding"}
+BUILTIN_GAMES: Final[tuple[Game, ...]] = (
+    koenigsgarten.GAME,
+    kings_corner.GAME,
+    kardinal.GAME,
+    blumengarten.GAME,
 )
 
-
-def load_games() -> None:
-    for module in pkgutil.iter_modules(engines.__path__):
-        if module.name not in CORE_MODULES and not module.name.startswith("_"):
-            importlib.import_module(f"engines.{module.name}")
-
-
-load_games()
+for _game in BUILTIN_GAMES:
+    register(_game)

@@ -48,8 +48,7 @@ from engines.errors import (
     InvalidStateError,
     OptionError,
 )
-from engines.outcome import Outcome
-from engines.registry import register
+from engines.outcome import Outcome, Termination
 
 # -- countries, cards, tablets --------------------------------------------------------
 
@@ -97,8 +96,6 @@ TABLET_KINDS: Final = ("reclaim", "three", "mixed", "minus2")
 RECLAIM, THREE, MIXED, MINUS2 = 0, 1, 2, 3
 PLAYABLE_TABLETS: Final = (RECLAIM, THREE, MIXED)
 
-TERMINATION_ALL_TAKEN: Final = "all_cards_taken"
-TERMINATION_ALL_SKIPPED: Final = "every_player_skipped"
 
 SymbolName = Literal["none", "ship", "carriage"]
 
@@ -753,7 +750,7 @@ class KardinalState(State):
         else:
             self._skips += 1
             if self._skips == self.num_seats:
-                self._finish(TERMINATION_ALL_SKIPPED)
+                self._finish(Termination.EVERY_PLAYER_SKIPPED)
             else:
                 self._next_turn()
 
@@ -781,7 +778,7 @@ class KardinalState(State):
         self._circles_now += self._tables.circles[card]
         self._remaining -= 1
         if self._remaining == 0:
-            self._finish(TERMINATION_ALL_TAKEN)
+            self._finish(Termination.ALL_CARDS_TAKEN)
 
     def _next_turn(self) -> None:
         self._seat = (self._seat + 1) % self.num_seats
@@ -791,7 +788,7 @@ class KardinalState(State):
         self._mixed = False
         self._stone_done = False
 
-    def _finish(self, termination: str) -> None:
+    def _finish(self, termination: Termination) -> None:
         minus2 = [held[MINUS2] for held in self._held]
         scores, countries = score_holdings(self._cards, minus2, self._tables)
         tables = self._tables
@@ -1031,6 +1028,19 @@ class Kardinal(Game):
         turns = NUM_CARDS + (NUM_CARDS + 1) * (seats - 1) + 1
         return NUM_CARDS + NUM_TABLETS + NUM_CARDS + turns
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """At best one seat holds every card: every country's majority and circles,
+        and every ship and carriage; at worst a seat holds nothing and every ``minus2``
+        tablet of the deck's mix. A forfeit scores -1 and +1."""
+        tables = deck_tables(self.parse_options(options).deck)
+        best = (
+            sum(country.size for country in COUNTRIES)
+            + sum(tables.circles)
+            + sum(1 for symbol in tables.symbol if symbol in (SHIP, CARRIAGE))
+        )
+        worst = 2 * tables.tablet_mix[MINUS2]
+        return (-float(max(worst, 1)), float(max(best, 1)))
+
 
 def parse_layout(rows: Any) -> tuple[tuple[int, ...], ...]:
     """Parse 4 rows of 14 card ids that use every card once.
@@ -1090,4 +1100,4 @@ def parse_tablets(tablets: Any, mix: Sequence[int]) -> dict[int, int]:
     return parsed
 
 
-GAME: Final = register(Kardinal())
+GAME: Final = Kardinal()

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field
@@ -44,8 +44,8 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
 )
-from engines.outcome import Outcome
-from engines.registry import register
+from engines.match import PENALTY_FORMATS, SINGLE_FORMAT
+from engines.outcome import Outcome, Termination
 
 NAME: Final = "kings_corner"
 SIDES: Final = ("N", "E", "S", "W")
@@ -55,8 +55,6 @@ PILES: Final = SIDES + CORNERS
 HAND_SIZE: Final = 7
 SHORT_HAND_SIZE: Final = 4
 
-TERMINATION_HAND_EMPTIED: Final = "hand_emptied"
-TERMINATION_BLOCKED: Final = "blocked"
 
 CORNER_SCORE: Final = 1000
 """With ``collect_corners`` a seat's return is ``CORNER_SCORE × corners − penalty``;
@@ -504,7 +502,7 @@ class KingsCornerState(State):
             if _lay(self._piles, target, self._rules.collect_corners):
                 self._collected[self._seat] += 1
             if not hand:
-                self._finish(TERMINATION_HAND_EMPTIED)
+                self._finish(Termination.HAND_EMPTIED)
         elif kind == _MOVE:
             piles = self._piles
             piles[target].extend(piles[source])
@@ -528,7 +526,7 @@ class KingsCornerState(State):
         if self._started_empty and not self._acted:
             self._bare_turns += 1
             if self._bare_turns >= self.num_seats:
-                self._finish(TERMINATION_BLOCKED)
+                self._finish(Termination.BLOCKED)
                 return
         else:
             self._bare_turns = 0
@@ -539,7 +537,7 @@ class KingsCornerState(State):
         self._started_empty = not stock_left
         self._needs_draw = self._rules.draw_first and stock_left
 
-    def _finish(self, termination: str) -> None:
+    def _finish(self, termination: Termination) -> None:
         rules = self._rules
         penalty = rules.penalty
         penalties = [sum(penalty[card] for card in hand) for hand in self._hands]
@@ -743,6 +741,33 @@ class KingsCorner(Game):
         turns = stock + (active + 1) * seats
         draws_first = stock if parsed.draw_first else 0
         return active + turns + draws_first
+
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """At worst one hand holds every card's penalty points; at best a seat empties
+        its hand, or with ``collect_corners`` also collects all four corners. A forfeit
+        scores -1 and +1."""
+        parsed: KingsCornerOptions = self.parse_options(options)
+        worst = sum(_PIP_PENALTY if parsed.pip_values else _PENALTY)
+        best = CORNER_SCORE * len(CORNERS) if parsed.collect_corners else 0
+        return (-float(max(worst, 1)), float(max(best, 1)))
+
+    def match_formats(self) -> tuple[str, ...]:
+        """A single game, or penalties added up over games to 25 or 50
+        (``docs/games/kings_corner.md``)."""
+        return SINGLE_FORMAT + PENALTY_FORMATS
+
+    def match_penalties(self, state: State) -> tuple[int, ...]:
+        """The penalty points per seat of a finished game, in every variant.
+
+        Raises:
+            InvalidStateError: the game is not over yet, or was forfeited.
+        """
+        outcome = state.outcome()
+        if outcome is None or "penalties" not in outcome.details:
+            raise InvalidStateError(
+                f"penalties are counted only at the end of a {NAME} game, not in {state.position()}"
+            )
+        return tuple(int(points) for points in outcome.details["penalties"])
 
 
 def _card_ordinal(text: Any) -> int:
@@ -975,85 +1000,4 @@ def make_deal(
     }
 
 
-# -- matches --------------------------------------------------------------------------------
-
-
-MATCH_LIMITS: Final = (25, 50)
-"""The usual limits of a match; any positive limit may be agreed (``pip_values``)."""
-
-
-@dataclass
-class PenaltyMatch:
-    """A match of several games: each player's penalty points add up game by game until
-    someone reaches the limit; then the lowest total wins (equal totals share).
-
-    Players are numbered 0..players-1; the caller maps them to seats. The first player
-    moves one to the left each game (the deal passes to the left): see
-    :attr:`next_opener`.
-    """
-
-    players: int
-    limit: int = 25
-    totals: list[int] = field(default_factory=list)
-    games: list[tuple[int, ...]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not 2 <= self.players <= 4:
-            raise ValueError(f"a Kings in the Corner match has 2–4 players, not {self.players!r}")
-        if self.limit < 1:
-            raise ValueError(f"the match limit must be positive, not {self.limit!r}")
-        if not self.totals:
-            self.totals = [0] * self.players
-
-    def record(self, penalties: Sequence[int]) -> None:
-        """Add one game's penalty points, one number per player.
-
-        Raises:
-            ValueError: the match is over, or ``penalties`` has the wrong length or a
-                negative number.
-        """
-        if self.is_over:
-            raise ValueError("the match is already over")
-        if len(penalties) != self.players or any(p < 0 for p in penalties):
-            raise ValueError(
-                f"one non-negative penalty per player ({self.players}), got {list(penalties)!r}"
-            )
-        self.games.append(tuple(penalties))
-        self.totals = [total + points for total, points in zip(self.totals, penalties, strict=True)]
-
-    @property
-    def next_opener(self) -> int:
-        """The player who moves first in the next game."""
-        return len(self.games) % self.players
-
-    @property
-    def is_over(self) -> bool:
-        return max(self.totals) >= self.limit
-
-    @property
-    def ranking(self) -> tuple[int, ...]:
-        """Places by total (1 is best, equal totals share a place)."""
-        return Outcome.from_scores(self.totals, "match", higher_is_better=False).ranking
-
-    @property
-    def winners(self) -> tuple[int, ...]:
-        """The players with the lowest total once the match is over (else empty)."""
-        if not self.is_over:
-            return ()
-        return tuple(p for p, place in enumerate(self.ranking) if place == 1)
-
-
-def game_penalties(state: State) -> tuple[int, ...]:
-    """The penalty points per seat of a finished game, for :meth:`PenaltyMatch.record`.
-
-    Raises:
-        ValueError: the game is not over yet (or was forfeited).
-    """
-    outcome = state.outcome()
-    if outcome is None or "penalties" not in outcome.details:
-        raise ValueError("penalties are counted only at the end of a Kings in the Corner game")
-    return tuple(int(points) for points in outcome.details["penalties"])
-
-
 GAME: Final = KingsCorner()
-register(GAME)

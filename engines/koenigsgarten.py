@@ -29,8 +29,7 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
 )
-from engines.outcome import Outcome
-from engines.registry import register
+from engines.outcome import Outcome, Termination
 
 SIZE: Final = 4
 CELLS: Final = SIZE * SIZE
@@ -62,10 +61,6 @@ WINNING_PATTERNS: Final = ROWS + COLUMNS + DIAGONALS + SQUARES
 _PATTERNS_THROUGH: Final = tuple(
     tuple(p for p in WINNING_PATTERNS if p >> cell & 1) for cell in range(CELLS)
 )
-
-TERMINATION_PATTERN: Final = "four_in_a_pattern"
-TERMINATION_NO_LEGAL_CARD: Final = "no_legal_card"
-TERMINATION_FULL_GARDEN: Final = "full_garden_draw"
 
 
 def cell_index(name: str) -> int:
@@ -166,7 +161,7 @@ class KoenigsgartenState(State):
         opponent = 1 - mover
         for pattern in _PATTERNS_THROUGH[cell]:
             if marks & pattern == pattern:
-                self._finish(Outcome.win(mover, 2, TERMINATION_PATTERN))
+                self._finish(Outcome.win(mover, 2, Termination.FOUR_IN_A_PATTERN))
                 return
         rank, suit = card[0], card[1]
         legal = [c for c in garden if c is not None and (c[0] == rank or c[1] == suit)]
@@ -174,9 +169,9 @@ class KoenigsgartenState(State):
             self._legal = legal
             self._to_move = opponent
         elif any(c is not None for c in garden):
-            self._finish(Outcome.win(mover, 2, TERMINATION_NO_LEGAL_CARD))
+            self._finish(Outcome.win(mover, 2, Termination.NO_LEGAL_CARD))
         else:
-            self._finish(Outcome.draw(2, TERMINATION_FULL_GARDEN))
+            self._finish(Outcome.draw(2, Termination.FULL_GARDEN_DRAW))
 
     def _finish(self, outcome: Outcome) -> None:
         self._outcome = outcome
@@ -275,6 +270,10 @@ class Koenigsgarten(Game):
     def max_game_length(self, seats: int, options: Any) -> int:
         return CELLS
 
+    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+        """A loss, a draw or a win: -1, 0 or +1."""
+        return (-1.0, 1.0)
+
     def match_points(self, state: State) -> int:
         """The winner scores one point per card left in the garden."""
         assert isinstance(state, KoenigsgartenState)
@@ -311,4 +310,4 @@ def parse_layout(cards: Any) -> list[Card]:
     return layout
 
 
-GAME: Final = register(Koenigsgarten())
+GAME: Final = Koenigsgarten()

@@ -9,7 +9,8 @@ _GAMES: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
-    """Register ``game`` under its name; returns it so modules can write ``GAME = register(…)``.
+    """Register ``game`` under its name and return it (:mod:`engines.games` registers
+    the built-in games; a program may add its own).
 
     Raises:
         ValueError: another game already uses that name.
@@ -41,6 +42,6 @@ def all_games() -> list[Game]:
 
 
 def _load_builtin_games() -> None:
-    # Importing a game module registers it. Imported lazily so that engines.core
-    # and engines.registry never import a game at module load.
+    # engines.games registers the built-in list when first imported; imported lazily
+    # so that engines.core and engines.registry never import a game at module load.
     import engines.games  # noqa: F401

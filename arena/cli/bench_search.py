@@ -12,7 +12,7 @@ from rich.table import Table
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.search_bench import opening_solves, search_speed
-from bots.koenigsgarten_solver import DRAW, LOSS, WIN
+from bots.koenigsgarten.solver import DRAW, LOSS, WIN
 from bots.registry import all_bot_kinds
 from engines.registry import all_games, get_game
 

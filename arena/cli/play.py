@@ -21,8 +21,7 @@ from arena.runner import play_game
 from bots.base import Bot
 from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
 from engines.core import Action, Game, State
-from engines.kings_corner import PenaltyMatch, game_penalties
-from engines.match import Match, MatchSpec, parse_match_spec
+from engines.match import Match, MatchKind, MatchSpec, PenaltyMatch
 from engines.registry import all_games, get_game
 from engines.seeding import derive_seed
 
@@ -44,6 +43,7 @@ def games() -> None:
         info = "perfect" if game.perfect_information else "hidden"
         if game.has_chance:
             info += ", shuffled deal"
+        info += f"\nmatches: {', '.join(game.match_formats())}"
         options = "\n".join(
             f"{spec.name} = {spec.default!r}  ({spec.kind}) {spec.help}".rstrip()
             for spec in game.option_specs()
@@ -90,10 +90,7 @@ def play(
     ] = None,
     match: Annotated[
         str,
-        typer.Option(
-            help="single | first-to-3 | points | points-15 | points-20 (two players); "
-            "penalties-25 | penalties-50 (Kings in the Corner)"
-        ),
+        typer.Option(help="single, or a match format of the game (`arena games` lists them)"),
     ] = "single",
     show: Annotated[bool, typer.Option("--show", help="print the board after every move")] = False,
     record: Annotated[
@@ -106,20 +103,14 @@ def play(
     options = game.parse_options(raw_options)
     bots, names = _make_bots(game, bot)
     game.check_seats(len(bots))
+    spec = game.parse_match_format(match)
     seed = secrets.randbelow(2**31) if seed is None else seed
     console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
     setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None)
-    penalty_limit = _penalty_limit(match)
-    if penalty_limit is not None:
-        if game.name != "kings_corner":
-            raise ArenaError(f"--match {match} is a Kings in the Corner match, not {game.name}")
-        _play_penalty_match(setup, penalty_limit)
-        return
-    spec = parse_match_spec(match)
-    if spec.kind == "single":
+    if spec.kind == MatchKind.SINGLE:
         _play_single(setup)
-    elif game.max_seats != 2:
-        raise ArenaError(f"--match {match} needs a two-player game; {game.name} is not one")
+    elif spec.kind == MatchKind.PENALTIES:
+        _play_penalty_match(setup, spec.target)
     else:
         _play_two_player_match(setup, spec)
 
@@ -133,18 +124,6 @@ class _Setup:
     seed: int
     record: Path | None
     on_step: Callable[[State, int, Action], None] | None
-
-
-def _penalty_limit(text: str) -> int | None:
-    """``penalties-25`` / ``penalties-50`` → the limit; None for other formats."""
-    kind, _, limit = text.strip().lower().partition("-")
-    if kind != "penalties":
-        return None
-    if limit not in ("25", "50"):
-        raise ArenaError(
-            f"unknown match format {text!r} (penalty matches: penalties-25, penalties-50)"
-        )
-    return int(limit)
 
 
 def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
@@ -196,8 +175,8 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
 
 
 def _play_penalty_match(setup: _Setup, limit: int) -> None:
-    """Kings in the Corner: penalties add up until someone reaches the limit; a forfeit
-    costs its offender the whole limit."""
+    """Penalties (the game's :meth:`~engines.core.Game.match_penalties`) add up until
+    someone reaches the limit; a forfeit costs its offender the whole limit."""
     names = setup.names
     players = len(setup.bots)
     tally = PenaltyMatch(players, limit)
@@ -215,7 +194,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
         by_seat = (
             [limit if seat == outcome.offender else 0 for seat in range(players)]
             if outcome.is_forfeit
-            else list(game_penalties(state))
+            else list(setup.game.match_penalties(state))
         )
         penalties = [0] * players
         for seat, player in enumerate(order):

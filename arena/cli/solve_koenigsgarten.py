@@ -9,7 +9,7 @@ import typer
 
 from arena.cli.console import console
 from arena.errors import ArenaError
-from bots.koenigsgarten_solver import VALUE_NAMES, Solver, read_observation
+from bots.koenigsgarten.solver import VALUE_NAMES, Solver, read_observation
 from engines.koenigsgarten import CELL_NAMES, CELLS, GAME, KoenigsgartenState, parse_layout
 
 

@@ -1,31 +1,28 @@
-"""Bots for Blumengarten: a greedy player and an exact solver.
+"""Bots for Blumengarten: a greedy player (``greedy``) and an exact solver
+(``solver``); the generic ``random`` bot plays Blumengarten as well."""
 
-Importing the package registers both kinds (``greedy`` and ``solver``); the generic
-``random`` bot plays Blumengarten as well.
-"""
+from __future__ import annotations
+
+from typing import Final
 
 from bots.blumengarten.players import GreedyBot, GreedyParams, SolverBot, SolverParams
-from bots.registry import BotKind, register_bot_kind
+from bots.registry import BotKind
 
-GAMES = frozenset({"blumengarten"})
+GAMES: Final = frozenset({"blumengarten"})
 
-register_bot_kind(
+KINDS: Final = (
     BotKind(
         "greedy",
         GreedyBot,
         "Blumengarten: safe foundation moves first, then the best-looking move one ply ahead",
         games=GAMES,
         params_type=GreedyParams,
-    )
-)
-register_bot_kind(
+    ),
     BotKind(
         "solver",
         SolverBot,
         "Blumengarten: plays the solver's winning line, or its best-scoring line",
         games=GAMES,
         params_type=SolverParams,
-    )
+    ),
 )
-
-__all__ = ["GreedyBot", "SolverBot"]

@@ -12,6 +12,7 @@ from bots.base import Bot, GameInfo
 from bots.blumengarten.search import WON, position_key, ranked_moves, solve
 from engines.blumengarten import FOUNDATION, RESIGN, BlumengartenState, Move
 from engines.core import Action
+from engines.errors import InvalidStateError
 
 
 @pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
@@ -61,8 +62,7 @@ class GreedyBot(Bot):
         legal_actions: Sequence[Action],
         time_left: float | None,
     ) -> Action:
-        assert self.info is not None, "act before new_game"
-        state = self.info.game.state_from_observation(observation, self.rng)
+        state = self.game_info(observation).game.state_from_observation(observation, self.rng)
         assert isinstance(state, BlumengartenState)
         self._seen.add(position_key(state))
         to_foundation = [a for a in legal_actions if isinstance(a, Move) and a.target == FOUNDATION]
@@ -141,7 +141,9 @@ class SolverBot(Bot):
         legal_actions: Sequence[Action],
         time_left: float | None,
     ) -> Action:
-        assert self.info is not None, "act before new_game"
+        self.game_info(observation)  # raises when new_game() was not called
+        if not isinstance(observation.get("moves"), list):
+            raise InvalidStateError("not a Blumengarten observation: no list of 'moves' in it")
         step = len(observation["moves"]) - self._planned_from
         if (
             self._planned_from < 0
@@ -154,8 +156,7 @@ class SolverBot(Bot):
         return self._plan[step]
 
     def _make_plan(self, observation: Mapping[str, Any], time_left: float | None) -> None:
-        assert self.info is not None
-        state = self.info.game.state_from_observation(observation, self.rng)
+        state = self.game_info(observation).game.state_from_observation(observation, self.rng)
         assert isinstance(state, BlumengartenState)
         budget = self.time_limit
         if time_left is not None:

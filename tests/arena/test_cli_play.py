@@ -316,7 +316,9 @@ def test_penalty_matches_belong_to_kings_in_the_corner() -> None:
     code, _, err = run(
         "play", "koenigsgarten", "-b", "random", "-b", "random", "--match", "penalties-25"
     )
-    assert code == 2 and "Kings in the Corner match" in one_line_error(err)
+    assert code == 2 and "koenigsgarten is not played in 'penalties-25' matches" in one_line_error(
+        err
+    )
     code, _, err = run(
         "play", "kings_corner", "-b", "random", "-b", "random", "--match", "penalties-30"
     )

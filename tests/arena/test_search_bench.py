@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.search_bench import opening_solves, sample_positions, search_speed
-from bots.koenigsgarten_solver import LOSS, Position, Solver
+from bots.koenigsgarten.solver import LOSS, Position, Solver
 from bots.registry import UnknownBotError
 from engines.kings_corner import GAME as KINGS_CORNER
 from engines.koenigsgarten import GAME as KOENIGSGARTEN

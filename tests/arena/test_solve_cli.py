@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from engines.blumengarten import GAME, TERMINATION_WON
+from engines.blumengarten import GAME
 from engines.cards import DECK
+from engines.outcome import Termination
 from engines.seeding import derive_seed
 
 runner = CliRunner()
@@ -68,7 +69,7 @@ def test_a_won_deal_file_prints_won_and_a_line_that_wins(tmp_path: Path) -> None
     first, *rest = out.splitlines()
     assert first.startswith("won in 52 moves") and "nodes searched" in first
     line = " ".join(rest).split()
-    assert replay_line(deal, line, {}) == TERMINATION_WON
+    assert replay_line(deal, line, {}) == Termination.WON
 
 
 def test_a_lost_deal_prints_lost(tmp_path: Path) -> None:
@@ -87,7 +88,7 @@ def test_a_seed_is_solved_or_reported(tmp_path: Path) -> None:
     if status == "won":
         deal = GAME.new_initial_state(seed=3).deal()
         line = " ".join(out.splitlines()[1:]).split()
-        assert replay_line(dict(deal), line, {}) == TERMINATION_WON
+        assert replay_line(dict(deal), line, {}) == Termination.WON
 
 
 def test_a_tiny_budget_prints_unknown() -> None:
@@ -107,7 +108,7 @@ def test_variants_are_solved_with_their_rules(variant: str) -> None:
     if out.startswith("won"):
         deal = GAME.new_initial_state(seed=4, options={variant: True}).deal()
         line = " ".join(out.splitlines()[1:]).split()
-        assert replay_line(dict(deal), line, {variant: True}) == TERMINATION_WON
+        assert replay_line(dict(deal), line, {variant: True}) == Termination.WON
 
 
 def test_a_seven_column_deal_needs_the_variant(tmp_path: Path) -> None:

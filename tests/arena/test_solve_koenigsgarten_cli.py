@@ -35,7 +35,7 @@ def value_lines(out: str) -> dict[str, tuple[str, str]]:
 
 
 def test_a_position_after_some_moves_lists_every_legal_card() -> None:
-    # Worked out by hand in tests/bots/test_koenigsgarten_solver.py: QS leaves the
+    # Worked out by hand in tests/bots/koenigsgarten/test_solver.py: QS leaves the
     # opponent no card; JH lets it complete column c.
     moves = "AS JS JD QD QC KC KS KD AD AH KH QH"
     code, out, _ = run("--layout", f"{LAYOUT} {moves}")

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from arena.runner import play_game
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot, score_rewards
-from bots.mcts import seat_rewards
 from bots.registry import get_bot_kind, make_bot
 from engines.core import Game, State
 from engines.kardinal import GAME as KARDINAL
 from engines.kings_corner import GAME as KINGS_CORNER
 from engines.kings_corner import make_deal
+from engines.outcome import ranking_points
 
 
 def decide(bot: Bot, game: Game, state: State, seed: int = 0) -> str:
@@ -109,7 +109,7 @@ def test_rewards_lie_in_0_1_and_follow_the_scores(scores: list[int], margin: flo
                 assert mine_reward == pytest.approx(other_reward)
     if margin == 0:
         ranking = [1 + sum(o > s for o in scores) for s in scores]
-        assert rewards == seat_rewards(ranking)
+        assert rewards == list(ranking_points(ranking))
 
 
 def first_places(game: Game, seats: int, games: int, spec: dict[str, object]) -> float:

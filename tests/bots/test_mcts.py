@@ -7,8 +7,8 @@ import time
 
 from arena.runner import play_game
 from bots.base import Bot, GameInfo
-from bots.koenigsgarten_solver import WIN, solve_state
-from bots.mcts import MctsBot, seat_rewards
+from bots.koenigsgarten.solver import WIN, solve_state
+from bots.mcts import MctsBot
 from bots.registry import make_bot
 from engines.koenigsgarten import GAME, KoenigsgartenState
 
@@ -26,12 +26,6 @@ def decide(bot: MctsBot, state: KoenigsgartenState) -> str:
     seat = state.current_seat
     bot.new_game(GameInfo(GAME, {}, seat, 2, 0))
     return str(bot.act(state.observation(seat), state.legal_actions(), None))
-
-
-def test_seat_rewards_give_ties_half() -> None:
-    assert seat_rewards([1, 2]) == [1.0, 0.0]
-    assert seat_rewards([1, 1]) == [0.5, 0.5]
-    assert seat_rewards([2, 1, 3]) == [0.5, 1.0, 0.0]
 
 
 def test_it_takes_the_card_that_leaves_the_opponent_none() -> None:

@@ -21,10 +21,6 @@ from engines.blumengarten import (
     FOUNDATION,
     GAME,
     RESIGN,
-    TERMINATION_MOVE_CAP,
-    TERMINATION_NO_LEGAL_MOVE,
-    TERMINATION_RESIGNED,
-    TERMINATION_WON,
     BlumengartenState,
     Move,
 )
@@ -37,7 +33,7 @@ from engines.errors import (
     OptionError,
     SeatCountError,
 )
-from engines.outcome import FORFEIT
+from engines.outcome import Termination
 
 RANK_ORDER = "A23456789TJQK"
 
@@ -356,7 +352,7 @@ def test_gewonnen_wenn_alle_52_karten_auf_den_zielstapeln_liegen() -> None:
         assert not state.is_terminal()
     play(state, f"{order[-1]}>f")
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_WON
+    assert outcome is not None and outcome.termination == Termination.WON
     assert outcome.returns == (52.0,) and outcome.ranking == (1,)
     assert state.legal_actions() == []
 
@@ -380,7 +376,7 @@ def test_geht_kein_zug_mehr_ist_die_patience_nicht_aufgegangen() -> None:
     state = start(blocked_deal([*LOW_CARDS, "2C", "3C", "4C", "5C"]))
     outcome = state.outcome()
     assert state.is_terminal() and outcome is not None
-    assert outcome.termination == TERMINATION_NO_LEGAL_MOVE
+    assert outcome.termination == Termination.NO_LEGAL_MOVE
     assert outcome.returns == (0.0,) and state.legal_actions() == []
 
 
@@ -391,7 +387,7 @@ def test_no_legal_move_after_the_last_possible_move_ends_the_game() -> None:
     assert not state.is_terminal()
     play(state, "5S>f")
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_NO_LEGAL_MOVE
+    assert outcome is not None and outcome.termination == Termination.NO_LEGAL_MOVE
     assert outcome.returns == (5.0,)
 
 
@@ -479,7 +475,7 @@ def test_resign_ends_the_game_lost_with_the_score_so_far() -> None:
     assert "resign" in legal(state)
     play(state, "AS>f", "2S>f", "resign")
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_RESIGNED
+    assert outcome is not None and outcome.termination == Termination.RESIGNED
     assert outcome.returns == (2.0,) and outcome.ranking == (1,)
     with pytest.raises(GameOverError):
         state.apply_action(GAME.parse_action("3S>f"))
@@ -493,7 +489,7 @@ def test_the_move_cap_ends_the_game_lost() -> None:
     assert not state.is_terminal() and state.moves_left == 1
     play(state, "AS>f")
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_MOVE_CAP
+    assert outcome is not None and outcome.termination == Termination.MOVE_CAP
     assert outcome.returns == (1.0,)
     with pytest.raises(OptionError):
         GAME.parse_options({"move_cap": 0})
@@ -509,7 +505,7 @@ def test_a_forfeit_scores_the_cards_on_the_foundations() -> None:
     state = start(deal([["2S"]], ["AS"]))
     play(state, "AS>f")
     outcome = GAME.forfeit_outcome(state, 0, "timeout")
-    assert outcome.termination == FORFEIT and outcome.offender == 0
+    assert outcome.termination == Termination.FORFEIT and outcome.offender == 0
     assert outcome.returns == (1.0,) and outcome.ranking == (1,)
 
 

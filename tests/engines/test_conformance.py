@@ -20,6 +20,7 @@ from arena.runner import play_game
 from bots.simple import RandomBot
 from engines.core import TERMINAL, Game, State
 from engines.errors import GameOverError, IllegalActionError, InvalidActionError
+from engines.outcome import ForfeitReason, Termination
 from engines.registry import all_games
 
 CASES = [
@@ -28,6 +29,28 @@ CASES = [
     for seats in game.seat_counts
 ]
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+def option_sets(game: Game) -> list[dict[str, object]]:
+    """The defaults, and every yes/no or choice option set to each other value."""
+    sets: list[dict[str, object]] = [{}]
+    for spec in game.option_specs():
+        choices = spec.kind.split(" | ")
+        if spec.kind == "boolean":
+            sets.append({spec.name: not spec.default})
+        elif len(choices) > 1 and all(choice.startswith('"') for choice in choices):
+            sets += [
+                {spec.name: value} for value in map(json.loads, choices) if value != spec.default
+            ]
+    return sets
+
+
+OPTION_CASES = [
+    pytest.param(game, seats, options, id=f"{game.name}-{seats}-{json.dumps(options)}")
+    for game in all_games()
+    for seats in game.seat_counts
+    for options in option_sets(game)
+]
 EXAMPLES = settings(max_examples=15)
 
 
@@ -52,10 +75,38 @@ def test_playouts_end_within_declared_length(game: Game, seats: int, seed: int) 
     assert len(final.history) <= game.max_game_length(seats, final.options)
     outcome = final.outcome()
     assert outcome is not None
+    assert type(outcome.termination) is Termination and not outcome.is_forfeit
     assert len(outcome.returns) == len(outcome.ranking) == seats
+    low, high = game.return_bounds(seats, final.options)
+    assert all(low <= r <= high for r in outcome.returns), (outcome.returns, (low, high))
     assert all(1 <= place <= seats for place in outcome.ranking)
     assert min(outcome.ranking) == 1
     assert final.current_seat == TERMINAL
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), OPTION_CASES)
+def test_every_option_set_plays_within_its_declared_length_and_bounds(
+    game: Game, seats: int, options: dict[str, object]
+) -> None:
+    low, high = game.return_bounds(seats, options)
+    assert low < high
+    for seed in range(2):
+        state = game.new_initial_state(seed=seed, seats=seats, options=options)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            if len(state.history) % 16 == 0:
+                for seat in range(seats):
+                    forfeit = game.forfeit_outcome(state, seat, ForfeitReason.TIMEOUT)
+                    assert forfeit.reason is ForfeitReason.TIMEOUT and forfeit.offender == seat
+                    assert forfeit.is_forfeit and forfeit.ranking[seat] == seats
+                    assert all(low <= r <= high for r in forfeit.returns)
+            legal = state.legal_actions()
+            assert len(set(legal)) == len(legal)
+            state.apply_action(legal[rng.randrange(len(legal))])
+        assert len(state.history) <= game.max_game_length(seats, state.options)
+        outcome = state.outcome()
+        assert outcome is not None and type(outcome.termination) is Termination
+        assert all(low <= r <= high for r in outcome.returns), (outcome.returns, (low, high))
 
 
 @pytest.mark.parametrize(("game", "seats"), CASES)
@@ -119,15 +170,21 @@ def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, s
     states = random_playout(game, seats, seed)
     every_action = {a for s in states for a in s.legal_actions()}
     for state in states[:-1]:
+        assert all(state.is_legal(action) for action in state.legal_actions())
         illegal = sorted(every_action - set(state.legal_actions()), key=str)
         if illegal:
+            assert not state.is_legal(illegal[0])
             before = state.to_dict()
             with pytest.raises(IllegalActionError) as excinfo:
                 state.apply_action(illegal[0])
-            assert str(illegal[0]) in str(excinfo.value)
+            message = str(excinfo.value)
+            assert str(illegal[0]) in message
+            assert f"{game.name} after {len(state.history)} action" in message
+            assert f"from seed {seed}" in message
             assert state.to_dict() == before, "a rejected action must not change the state"
     final = states[-1]
-    with pytest.raises(GameOverError):
+    assert not any(final.is_legal(action) for action in every_action)
+    with pytest.raises(GameOverError, match=f"{game.name} after {len(final.history)} action"):
         final.apply_action(next(iter(every_action)))
 
 

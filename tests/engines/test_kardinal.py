@@ -20,10 +20,10 @@ from engines.kardinal import (
     CARD_IDS,
     GAME,
     SKIP,
-    TERMINATION_ALL_TAKEN,
     KardinalState,
     card_index,
 )
+from engines.outcome import Termination
 from tests.engines.kardinal_support import deal, legal, play, start, takes
 
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -487,7 +487,7 @@ def test_the_game_ends_as_soon_as_every_country_card_is_taken(seed: int, seats: 
     assert str(final.history[-1][1]).startswith("take ")
     assert sorted(c for s in range(seats) for c in final.holdings(s)) == list(range(56))
     outcome = final.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_ALL_TAKEN
+    assert outcome is not None and outcome.termination == Termination.ALL_CARDS_TAKEN
 
 
 @settings(max_examples=10)

@@ -22,8 +22,6 @@ from engines.kings_corner import (
     CORNERS,
     GAME,
     PILES,
-    TERMINATION_BLOCKED,
-    TERMINATION_HAND_EMPTIED,
     KingsCornerAction,
     KingsCornerState,
     card_fits,
@@ -31,6 +29,7 @@ from engines.kings_corner import (
     parse_action,
     penalty_points,
 )
+from engines.outcome import Termination
 
 INERT_SIDES = ["AS", "AH", "AD"]
 """Three side cards nothing can be played on."""
@@ -311,7 +310,7 @@ def test_a_game_ends_as_soon_as_someone_plays_their_last_card_and_that_player_wi
     play(state, "6D>N")
     outcome = state.outcome()
     assert outcome is not None and state.is_terminal()
-    assert outcome.termination == TERMINATION_HAND_EMPTIED
+    assert outcome.termination == Termination.HAND_EMPTIED
     assert outcome.winners == (0,)
     assert outcome.returns == (0.0, -float(rule_penalty(cards(" ".join(other)))))
 
@@ -328,7 +327,7 @@ def test_a_game_ends_when_the_stock_is_empty_and_every_player_in_turn_draws_with
     play(state, "draw")
     assert state.is_terminal()
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_BLOCKED
+    assert outcome is not None and outcome.termination == Termination.BLOCKED
 
 
 def test_a_turn_with_a_play_after_the_stock_ran_out_starts_the_count_again() -> None:
@@ -540,7 +539,7 @@ def test_variant_collect_corners_gives_a_completed_corner_to_whoever_completed_i
     play(state, "draw")
     play(state, "9D>N", "8S>N", "7H>N", "5C>E", "4D>E", "JD>S")  # seat 1 plays out
     outcome = state.outcome()
-    assert outcome is not None and outcome.termination == TERMINATION_HAND_EMPTIED
+    assert outcome is not None and outcome.termination == Termination.HAND_EMPTIED
     assert outcome.ranking == (1, 2), "most corners wins, before the empty hand"
     assert outcome.details["corners"] == [1, 0]
 

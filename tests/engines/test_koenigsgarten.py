@@ -23,12 +23,10 @@ from engines.errors import (
 from engines.koenigsgarten import (
     CELL_NAMES,
     GAME,
-    TERMINATION_FULL_GARDEN,
-    TERMINATION_NO_LEGAL_CARD,
-    TERMINATION_PATTERN,
     KoenigsgartenState,
 )
 from engines.match import Match, MatchSpec, parse_match_spec
+from engines.outcome import Termination
 
 ROW_PATTERNS = ["a1 b1 c1 d1", "a2 b2 c2 d2", "a3 b3 c3 d3", "a4 b4 c4 d4"]
 COLUMN_PATTERNS = ["a1 a2 a3 a4", "b1 b2 b3 b4", "c1 c2 c3 c4", "d1 d2 d3 d4"]
@@ -89,11 +87,11 @@ def reference_game(
         moves.append(card)
         last = card
         if any(p <= markers[mover] for p in ALL_PATTERNS):
-            return moves, TERMINATION_PATTERN, mover
+            return moves, Termination.FOUR_IN_A_PATTERN, mover
         if all(v is None for v in layout.values()):
-            return moves, TERMINATION_FULL_GARDEN, None
+            return moves, Termination.FULL_GARDEN_DRAW, None
         if not reference_legal(layout, last):
-            return moves, TERMINATION_NO_LEGAL_CARD, mover
+            return moves, Termination.NO_LEGAL_CARD, mover
         mover = 1 - mover
 
 
@@ -209,7 +207,7 @@ def _find_game_ending_with(pattern: frozenset[str]) -> KoenigsgartenState:
             state.apply_action(rng.choice(state.legal_actions()))
         outcome = state.outcome()
         assert outcome is not None
-        if outcome.termination == TERMINATION_PATTERN:
+        if outcome.termination == Termination.FOUR_IN_A_PATTERN:
             winner = outcome.winners[0]
             if pattern <= cells_of(state, winner):
                 return state
@@ -285,7 +283,7 @@ def test_worked_example_ben_takes_the_jack_of_hearts_and_anna_has_no_legal_card(
     assert {"JS", "JD", "JC"} <= gone and {"AH", "KH", "QH"} <= gone
     remaining = {state.card_at(c) for c in range(16)} - {None}
     assert remaining and not any(c[0] == "J" or c[1] == "H" for c in remaining)  # type: ignore[index]
-    assert outcome.termination == TERMINATION_NO_LEGAL_CARD
+    assert outcome.termination == Termination.NO_LEGAL_CARD
     assert outcome.winners == (ben,)
 
 
@@ -297,7 +295,7 @@ def test_last_card_taken_without_a_winner_is_a_draw() -> None:
             state.apply_action(rng.choice(state.legal_actions()))
         outcome = state.outcome()
         assert outcome is not None
-        if outcome.termination == TERMINATION_FULL_GARDEN:
+        if outcome.termination == Termination.FULL_GARDEN_DRAW:
             assert all(state.card_at(c) is None for c in range(16))
             assert outcome.is_draw and outcome.returns == (0.0, 0.0)
             assert len(cells_of(state, 0)) == len(cells_of(state, 1)) == 8
@@ -317,7 +315,7 @@ def test_a_pattern_on_the_last_card_wins_rather_than_draws() -> None:
             p <= cells_of(state, s) for p in ALL_PATTERNS for s in (0, 1)
         ):
             outcome = state.outcome()
-            assert outcome is not None and outcome.termination == TERMINATION_PATTERN
+            assert outcome is not None and outcome.termination == Termination.FOUR_IN_A_PATTERN
             assert outcome.winners == (state.history[-1][0],)
             return
     raise AssertionError("no game completed a pattern with the last card")

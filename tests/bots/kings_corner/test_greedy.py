@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from arena.runner import play_game
 from bots.base import Bot
-from bots.kings_corner import GreedyKingsCornerBot
+from bots.kings_corner.greedy import GreedyKingsCornerBot
 from bots.registry import get_bot_kind, make_bot
 from bots.simple import RandomBot
 from engines.kings_corner import GAME, KingsCornerState, make_deal, parse_action

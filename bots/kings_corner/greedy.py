@@ -18,21 +18,23 @@ legal actions, best first:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from bots.base import Bot
-from bots.registry import BotKind, register_bot_kind
+from bots.registry import BotKind
 from engines.cards import Card
 from engines.core import Action
 from engines.kings_corner import CORNERS, NAME, card_fits, parse_action, penalty_points
 
-_KING_TO_CORNER = 6
-_KING_PILE_TO_CORNER = 5
-_PILE_MOVE = 4
-_ONTO_PILE = 3
-_INTO_EMPTY_SPOT = 2
-_END_TURN = 1
-_WASTED_SPOT = 0
+# The classes of actions, best first (the module docstring's order); the heuristic
+# simulation of bots.kings_corner.policies ranks actions by the same classes.
+KING_TO_CORNER: Final = 6
+KING_PILE_TO_CORNER: Final = 5
+PILE_MOVE: Final = 4
+ONTO_PILE: Final = 3
+INTO_EMPTY_SPOT: Final = 2
+END_TURN: Final = 1
+WASTED_SPOT: Final = 0
 """A card that fits a pile put into an empty side spot: legal, but only when forced."""
 
 
@@ -48,7 +50,7 @@ class GreedyKingsCornerBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         view = _View(observation)
         return max(legal_actions, key=view.score)
 
@@ -71,20 +73,20 @@ class _View:
         target = parsed.target
         if parsed.kind == "move":
             assert target is not None
-            return (_KING_PILE_TO_CORNER if self.tops[target] is None else _PILE_MOVE,)
+            return (KING_PILE_TO_CORNER if self.tops[target] is None else PILE_MOVE,)
         card = parsed.card
         if card is None or target is None:
-            return (_END_TURN,)
+            return (END_TURN,)
         rest = [other for other in self.hand if other != card]
         chain = self.chain_below(card, rest, corner=target in CORNERS)
         cost = penalty_points([card], pip_values=self.pip_values)
         if self.tops[target] is not None:
-            return (_ONTO_PILE, chain, cost, card.rank)
+            return (ONTO_PILE, chain, cost, card.rank)
         if target in CORNERS:
-            return (_KING_TO_CORNER, chain)
+            return (KING_TO_CORNER, chain)
         if self.fits_somewhere(card):
-            return (_WASTED_SPOT, chain, cost, card.rank)
-        return (_INTO_EMPTY_SPOT, chain, cost, card.rank)
+            return (WASTED_SPOT, chain, cost, card.rank)
+        return (INTO_EMPTY_SPOT, chain, cost, card.rank)
 
     def fits_somewhere(self, card: Card) -> bool:
         if card.rank == 13 and self.empty_corner:
@@ -105,12 +107,10 @@ class _View:
         return best
 
 
-register_bot_kind(
-    BotKind(
-        "greedy",
-        GreedyKingsCornerBot,
-        "Kings in the Corner: kings to corners, pile moves, longest chains first, "
-        "cards that fit nothing into empty side spots",
-        games=frozenset({NAME}),
-    )
+GREEDY: Final = BotKind(
+    "greedy",
+    GreedyKingsCornerBot,
+    "Kings in the Corner: kings to corners, pile moves, longest chains first, "
+    "cards that fit nothing into empty side spots",
+    games=frozenset({NAME}),
 )

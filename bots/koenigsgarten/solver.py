@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 
 from bots.base import Bot, GameInfo
-from bots.registry import BotKind, register_bot_kind
+from bots.registry import BotKind
 from engines.cards import Card
 from engines.core import Action
 from engines.koenigsgarten import (
@@ -281,7 +281,7 @@ class SolverBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         layout, position = read_observation(observation)
         if self._solver is None or list(self._solver.layout) != layout:
             self._solver = Solver(layout)
@@ -310,11 +310,9 @@ class SolverBot(Bot):
         )
 
 
-register_bot_kind(
-    BotKind(
-        "solver",
-        SolverBot,
-        "Königsgarten: perfect play by alpha-beta search to the end (exact win/draw/loss)",
-        games=frozenset({"koenigsgarten"}),
-    )
+SOLVER: Final = BotKind(
+    "solver",
+    SolverBot,
+    "Königsgarten: perfect play by alpha-beta search to the end (exact win/draw/loss)",
+    games=frozenset({"koenigsgarten"}),
 )

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bots.base import GameInfo
-from bots.koenigsgarten_solver import DRAW, LOSS, WIN, Solver, SolverBot, solve_state
+from bots.koenigsgarten.solver import DRAW, LOSS, WIN, Solver, SolverBot, solve_state
 from bots.registry import make_bot
 from engines.koenigsgarten import GAME, KoenigsgartenState
 

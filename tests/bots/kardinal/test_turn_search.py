@@ -1,4 +1,4 @@
-"""IS-MCTS in Kardinal & König searches whole take plans (bots.kardinal_search): the
+"""IS-MCTS in Kardinal & König searches whole take plans (bots.kardinal.turn_search): the
 plans are legal, led by the greedy planner's choice, and the stone follows the greedy
 rule."""
 
@@ -10,10 +10,10 @@ import pytest
 
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot
-from bots.kardinal import KardinalGreedyBot, can_take, take_plans
-from bots.kardinal_search import GreedyTurns, play_part
-from bots.policies import Projection
-from engines.kardinal import GAME, EndTurn, KardinalState, PlayTablet, Take
+from bots.kardinal.greedy import KardinalGreedyBot, can_take, take_plans
+from bots.kardinal.policies import Projection
+from bots.kardinal.turn_search import GreedyTurns, play_part
+from engines.kardinal import GAME, EndTurn, KardinalState, PlayTablet, Skip, Take
 
 
 def positions(count: int, seed: int = 0) -> list[KardinalState]:
@@ -36,6 +36,26 @@ def positions(count: int, seed: int = 0) -> list[KardinalState]:
         if not state.is_terminal() and len(state.legal_actions()) > 2:
             found.append(state)
         game_seed += 1
+    return found
+
+
+def tablets_but_no_take(games: int) -> list[KardinalState]:
+    """Positions of two-player greedy self-play where the seat to move could play a
+    tablet but take nothing, before or after it (no take plan exists)."""
+    found: list[KardinalState] = []
+    for game_seed in range(games):
+        state = GAME.new_initial_state(seed=game_seed, seats=2)
+        assert isinstance(state, KardinalState)
+        bots = [KardinalGreedyBot(seed=s) for s in range(2)]
+        for seat, bot in enumerate(bots):
+            bot.new_game(GameInfo(GAME, {}, seat, 2, game_seed))
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            kinds = {type(action) for action in legal}
+            if kinds == {PlayTablet, Skip} and not take_plans(state, Projection(state)):
+                found.append(state.clone())
+            seat = state.current_seat
+            state.apply_action(bots[seat].act(state.observation(seat), legal, None))
     return found
 
 
@@ -98,6 +118,17 @@ def test_after_taking_the_stone_follows_the_greedy_rule() -> None:
         )
         checked += 1
     assert checked >= 3
+
+
+def test_with_nothing_to_take_it_skips_rather_than_waste_a_tablet() -> None:
+    # The search once played the first legal action here: a tablet, for nothing.
+    states = tablets_but_no_take(15)
+    assert states
+    for state in states:
+        bot = IsMctsBot(seed=0, iterations=40)
+        assert decide(bot, state) == "skip" == decide(KardinalGreedyBot(seed=0), state)
+        assert bot.last_iterations == 0
+        assert str(state.legal_actions()[0]).startswith("play ")
 
 
 def test_playing_a_plan_finishes_the_turn() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from bots.base import GameInfo
-from bots.koenigsgarten_greedy import GreedyKoenigsgartenBot
-from bots.koenigsgarten_solver import WIN, GardenRules, read_observation
+from bots.koenigsgarten.greedy import GreedyKoenigsgartenBot
+from bots.koenigsgarten.solver import WIN, GardenRules, read_observation
 from bots.registry import make_bot
 from engines.koenigsgarten import GAME, KoenigsgartenState
 

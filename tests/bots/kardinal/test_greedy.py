@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.runner import play_game
 from bots.base import GameInfo
-from bots.kardinal import KardinalGreedyBot
+from bots.kardinal.greedy import KardinalGreedyBot
 from bots.registry import make_bot
 from engines.kardinal import GAME
 from tests.engines.kardinal_support import play, start

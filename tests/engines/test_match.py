@@ -1,4 +1,5 @@
-"""Kings in the Corner matches: penalties add up until someone reaches the limit."""
+"""Match formats: what each game declares, and penalties matches (Kings in the Corner),
+where penalties add up until someone reaches the limit."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engines.kings_corner import GAME, MATCH_LIMITS, PenaltyMatch, game_penalties
+from engines.errors import OptionError
+from engines.kings_corner import GAME
+from engines.match import PENALTY_LIMITS, MatchKind, MatchSpec, PenaltyMatch
+from engines.registry import get_game
 
 
 def test_a_match_adds_penalties_until_someone_reaches_the_limit_and_the_lowest_total_wins() -> None:
@@ -28,7 +32,7 @@ def test_a_match_adds_penalties_until_someone_reaches_the_limit_and_the_lowest_t
 
 
 def test_a_match_to_50_and_shared_lowest_totals() -> None:
-    assert MATCH_LIMITS == (25, 50)
+    assert PENALTY_LIMITS == (25, 50)
     match = PenaltyMatch(players=2, limit=50)
     match.record([30, 30])
     assert not match.is_over
@@ -48,7 +52,7 @@ def test_the_first_player_moves_one_to_the_left_each_game() -> None:
 
 @pytest.mark.parametrize(
     ("players", "limit", "penalties"),
-    [(1, 25, None), (5, 25, None), (2, 0, None), (2, 25, [1]), (2, 25, [1, -1])],
+    [(1, 25, None), (2, 0, None), (2, 25, [1]), (2, 25, [1, -1])],
 )
 def test_bad_matches_and_results_are_rejected(
     players: int, limit: int, penalties: list[int] | None
@@ -60,7 +64,7 @@ def test_bad_matches_and_results_are_rejected(
 
 @given(
     games=st.lists(st.lists(st.integers(0, 30), min_size=3, max_size=3), max_size=12),
-    limit=st.sampled_from(MATCH_LIMITS),
+    limit=st.sampled_from(PENALTY_LIMITS),
 )
 def test_the_match_ends_exactly_when_a_total_reaches_the_limit(
     games: list[list[int]], limit: int
@@ -81,13 +85,46 @@ def test_the_match_ends_exactly_when_a_total_reaches_the_limit(
 def test_game_penalties_come_from_a_finished_game() -> None:
     state = GAME.new_initial_state(seed=9, seats=3)
     with pytest.raises(ValueError, match="only at the end"):
-        game_penalties(state)
+        GAME.match_penalties(state)
     rng = random.Random(9)
     while not state.is_terminal():
         actions = state.legal_actions()
         state.apply_action(actions[rng.randrange(len(actions))])
-    penalties = game_penalties(state)
+    penalties = GAME.match_penalties(state)
     assert penalties == tuple(-int(r) for r in state.returns())
     match = PenaltyMatch(players=3)
     match.record(penalties)
     assert match.totals == list(penalties)
+
+
+def test_every_game_declares_its_match_formats() -> None:
+    assert GAME.match_formats() == ("single", "penalties-25", "penalties-50")
+    assert get_game("koenigsgarten").match_formats() == (
+        "single",
+        "first-to-3",
+        "points",
+        "points-15",
+        "points-20",
+    )
+    assert get_game("kardinal").match_formats() == ("single",)
+    assert get_game("blumengarten").match_formats() == ("single",)
+
+
+def test_a_game_parses_only_its_own_formats() -> None:
+    assert GAME.parse_match_format("Penalties-50") == MatchSpec(MatchKind.PENALTIES, 50)
+    assert str(GAME.parse_match_format("penalties-25")) == "penalties-25"
+    koenigsgarten = get_game("koenigsgarten")
+    assert koenigsgarten.parse_match_format("points") == MatchSpec(MatchKind.POINTS, 10)
+    with pytest.raises(OptionError, match=r"koenigsgarten is not played in 'penalties-25'"):
+        koenigsgarten.parse_match_format("penalties-25")
+    with pytest.raises(OptionError, match=r"kardinal is not played in 'first-to-3'.*: single\)"):
+        get_game("kardinal").parse_match_format("first-to-3")
+    with pytest.raises(OptionError, match="unknown match format 'penalties-30'"):
+        GAME.parse_match_format("penalties-30")
+
+
+def test_games_without_penalty_points_refuse_to_count_them() -> None:
+    koenigsgarten = get_game("koenigsgarten")
+    state = koenigsgarten.new_initial_state(seed=1)
+    with pytest.raises(OptionError, match="koenigsgarten keeps no penalty points"):
+        koenigsgarten.match_penalties(state)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from bots.base import Bot
-from bots.registry import BotKind, register_bot_kind
-from engines.core import Action
+from bots.registry import BotKind
+from engines.core import Action, Game
+from engines.errors import InvalidStateError
 from engines.kardinal import (
     CARD_COUNTRY,
     CARD_INDEX,
@@ -158,30 +159,55 @@ class KardinalGreedyBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
-        assert self.info is not None, "new_game() tells the bot its game"
-        options = self.info.game.parse_options(observation["options"])
-        assert isinstance(options, KardinalOptions)
-        tables = deck_tables(options.deck)
-        evaluator = Evaluator(observation, tables)
-        turn = observation["turn"]
+            return legal_actions[0]  # the only legal action
+        game = self.game_info(observation).game
+        evaluator = evaluator_for(game, observation)
         if can_take(legal_actions):
-            plan = self._plan_takes(observation, evaluator)
+            plan = self._plan_takes(game, observation, evaluator)
             if plan is not None and plan in legal_actions:
                 return plan
-        if not turn["taken"]:
-            return next(a for a in legal_actions if isinstance(a, Skip))
-        return choose_stone(observation, evaluator, legal_actions)
+        return finish_turn(observation, evaluator, legal_actions)
 
     # -- taking -------------------------------------------------------------------------
 
-    def _plan_takes(self, observation: Mapping[str, Any], evaluator: Evaluator) -> Action | None:
+    def _plan_takes(
+        self, game: Game, observation: Mapping[str, Any], evaluator: Evaluator
+    ) -> Action | None:
         """The first action of the best sequence of takes and plays; None to stop."""
-        assert self.info is not None, "new_game() tells the bot its game"
-        state = self.info.game.state_from_observation(observation, self.rng)
+        state = game.state_from_observation(observation, self.rng)
         assert isinstance(state, KardinalState)
         plans = take_plans(state, evaluator, 1)
         return plans[0].actions[0] if plans and plans[0].actions else None
+
+
+OBSERVED: Final = ("options", "num_seats", "holdings", "rows", "seat", "supply", "turn")
+"""The fields of an observation the greedy player reads."""
+
+
+def evaluator_for(game: Game, observation: Mapping[str, Any]) -> Evaluator:
+    """The greedy player's evaluator for ``observation`` (with the deck it names).
+
+    Raises:
+        InvalidStateError: a field the greedy player reads is missing; the message
+            names it.
+        OptionError: the observation's options are not Kardinal options.
+    """
+    missing = [name for name in OBSERVED if name not in observation]
+    if missing:
+        raise InvalidStateError(f"not a Kardinal observation: no {', '.join(missing)} in it")
+    options = game.parse_options(observation["options"])
+    assert isinstance(options, KardinalOptions)
+    return Evaluator(observation, deck_tables(options.deck))
+
+
+def finish_turn(
+    observation: Mapping[str, Any], evaluator: Evaluator, legal_actions: Sequence[Action]
+) -> Action:
+    """The greedy player's move once it takes no more: ``skip`` when nothing was taken
+    (nothing could be), else its stone (:func:`choose_stone`)."""
+    if not observation["turn"]["taken"]:
+        return next(a for a in legal_actions if isinstance(a, Skip))
+    return choose_stone(observation, evaluator, legal_actions)
 
 
 def choose_stone(
@@ -325,11 +351,9 @@ def can_take(legal: Sequence[Action]) -> bool:
     return any(type(a) is Take or type(a) is PlayTablet for a in legal)
 
 
-register_bot_kind(
-    BotKind(
-        "greedy",
-        KardinalGreedyBot,
-        "Kardinal & König: greedy turn planner, blocks rivals' best end cards with stones",
-        games=frozenset({"kardinal"}),
-    )
+GREEDY: Final = BotKind(
+    "greedy",
+    KardinalGreedyBot,
+    "Kardinal & König: greedy turn planner, blocks rivals' best end cards with stones",
+    games=frozenset({"kardinal"}),
 )

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.blumengarten.search import LOST, UNKNOWN, WON, SolveResult, solve
-from engines.blumengarten import GAME, RESIGN, TERMINATION_WON, BlumengartenState, Move
+from engines.blumengarten import GAME, RESIGN, BlumengartenState, Move
 from engines.cards import DECK
+from engines.outcome import Termination
 from engines.seeding import derive_seed
 
 RANK_ORDER = "A23456789TJQK"
@@ -39,7 +40,7 @@ def assert_consistent(state: BlumengartenState, result: SolveResult) -> None:
     assert final.score == result.score
     if result.status == WON:
         outcome = final.outcome()
-        assert outcome is not None and outcome.termination == TERMINATION_WON
+        assert outcome is not None and outcome.termination == Termination.WON
         assert len(result.line) <= state.moves_left
     else:
         assert result.score < 52

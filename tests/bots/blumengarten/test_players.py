@@ -7,11 +7,12 @@ from typing import Any
 import pytest
 
 from arena.runner import TimeControl, play_game
-from bots.blumengarten import GreedyBot, SolverBot
+from bots.blumengarten.players import GreedyBot, SolverBot
 from bots.registry import make_bot
 from bots.simple import RandomBot
-from engines.blumengarten import GAME, TERMINATION_WON
+from engines.blumengarten import GAME
 from engines.cards import DECK
+from engines.outcome import Termination
 
 
 def low_cards_first() -> dict[str, Any]:
@@ -53,7 +54,7 @@ def test_greedy_plays_legal_games_to_the_end(seed: int) -> None:
 def test_greedy_makes_safe_foundation_moves_first() -> None:
     state = GAME.state_from_deal(low_cards_first(), seats=1)
     record = play_game(state, [GreedyBot()])
-    assert record.outcome_value.termination == TERMINATION_WON
+    assert record.outcome_value.termination == Termination.WON
     assert all(text.endswith(">f") for _, text in record.actions)
 
 
@@ -72,7 +73,7 @@ def test_greedy_beats_random_on_average() -> None:
 def test_solver_plays_its_winning_line() -> None:
     state = GAME.state_from_deal(low_cards_first(), seats=1)
     record = play_game(state, [SolverBot(time_limit=5)])
-    assert record.outcome_value.termination == TERMINATION_WON
+    assert record.outcome_value.termination == Termination.WON
     assert len(record.actions) == 52
 
 
@@ -89,7 +90,7 @@ def test_solver_resigns_after_its_best_line_on_a_budget() -> None:
     record = play_game(state, [SolverBot(time_limit=5, node_limit=200)])
     outcome = record.outcome_value
     assert not outcome.is_forfeit
-    if outcome.termination != TERMINATION_WON:
+    if outcome.termination != Termination.WON:
         assert record.actions[-1][1] == "resign"
 
 
@@ -104,7 +105,7 @@ def test_solver_bot_wins_at_least_as_often_as_greedy() -> None:
     for seed in range(4):
         solver = play_game(GAME.new_initial_state(seed=seed), [SolverBot(node_limit=30_000)])
         greedy = play_game(GAME.new_initial_state(seed=seed), [GreedyBot()])
-        solver_wins += solver.outcome_value.termination == TERMINATION_WON
-        greedy_wins += greedy.outcome_value.termination == TERMINATION_WON
+        solver_wins += solver.outcome_value.termination == Termination.WON
+        greedy_wins += greedy.outcome_value.termination == Termination.WON
         assert solver.outcome_value.returns[0] >= 0
     assert solver_wins >= greedy_wins and solver_wins > 0

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from bots.base import Bot
-from bots.koenigsgarten_solver import WIN, GardenRules, Position, read_observation
-from bots.registry import BotKind, register_bot_kind
+from bots.koenigsgarten.solver import WIN, GardenRules, Position, read_observation
+from bots.registry import BotKind
 from engines.core import Action
 from engines.koenigsgarten import WINNING_PATTERNS
 
@@ -69,7 +69,7 @@ class GreedyKoenigsgartenBot(Bot):
         time_left: float | None,
     ) -> Action:
         if len(legal_actions) == 1:
-            return legal_actions[0]
+            return legal_actions[0]  # the only legal action
         layout, position = read_observation(observation)
         rules = GardenRules(layout)
         keys = {cell: rank_move(rules, position, cell) for cell in rules.legal_cells(position)}
@@ -79,11 +79,9 @@ class GreedyKoenigsgartenBot(Bot):
         return legal_actions[legal_actions.index(chosen)]
 
 
-register_bot_kind(
-    BotKind(
-        "greedy",
-        GreedyKoenigsgartenBot,
-        "Königsgarten: wins at once, never hands over a win, corners the opponent, builds patterns",
-        games=frozenset({"koenigsgarten"}),
-    )
+GREEDY: Final = BotKind(
+    "greedy",
+    GreedyKoenigsgartenBot,
+    "Königsgarten: wins at once, never hands over a win, corners the opponent, builds patterns",
+    games=frozenset({"koenigsgarten"}),
 )
