@@ -17,7 +17,8 @@ from bots.simple import FirstLegalBot, RandomBot
 register_bot_kind(BotKind("random", RandomBot, "uniformly random legal actions (seeded)"))
 register_bot_kind(BotKind("first-legal", FirstLegalBot, "always the first legal action"))
 
-INFRASTRUCTURE = frozenset({"base", "builtin", "registry", "simple", "sdk", "examples"})
+INFRASTRUCTURE = frozenset({"base", "builtin", "registry", "simple", "sdk", "examples", "envs"})
+"""Not bot kinds: shared code, the SDK, examples and ``envs`` (an optional extra)."""
 
 
 def load_bot_modules() -> None:

@@ -14,11 +14,13 @@ import engines
 CORE_MODULES = frozenset(
     {"cards", "core", "errors", "games", "match", "outcome", "registry", "seeding"}
 )
+NOT_GAMES = CORE_MODULES | {"envs"}
+"""Also skipped: ``envs``, the learning environments (an optional extra) built on the games."""
 
 
 def load_games() -> None:
     for module in pkgutil.iter_modules(engines.__path__):
-        if module.name not in CORE_MODULES and not module.name.startswith("_"):
+        if module.name not in NOT_GAMES and not module.name.startswith("_"):
             importlib.import_module(f"engines.{module.name}")
 
 

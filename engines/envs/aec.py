@@ -1,0 +1,266 @@
+"""The games as PettingZoo AEC environments: seats take turns, one action at a time.
+
+Agents are ``seat_0`` … ``seat_{n-1}``; the agent to act is the engine's current seat,
+so a Kings in the Corner or Kardinal turn of several actions is several steps of the
+same agent. Every observation is a dict: ``observation`` (the seat's float32 vector,
+:mod:`engines.envs.encoding`) and ``action_mask`` (int8 over the fixed action index,
+all 0 for a seat that is not to act). Rewards are the engine's returns, given once at
+the end; a finished game terminates every agent (nothing is truncated: the engines end
+every game by their rules). ``infos[agent]["observation"]`` holds the engine's JSON
+observation of the agent to act — what a bot is sent in a tournament — and, once the
+game is over, every agent's info holds its final observation and the ``outcome``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from engines.core import TERMINAL, Action, Game, State
+from engines.envs.actions import Mask
+from engines.envs.illegal import IllegalActions, check_policy, forfeit
+from engines.envs.rendering import RENDER_MODES, check_render_mode, render
+from engines.envs.spec import EnvSpec, env_spec
+from engines.errors import IllegalActionError, InvalidStateError
+from engines.outcome import Outcome
+from engines.seeding import derive_seed
+
+Observation = dict[str, Any]
+ActionNumber = np.int64
+"""What the action spaces sample; ``step`` takes any integer."""
+
+
+class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
+    """One game as an AEC environment.
+
+    ``reset(seed=s)`` deals exactly what the engine deals for seed ``s``
+    (``game.new_initial_state(seed=s)``, which is also how a tournament deals from
+    its derived seeds); each later ``reset()`` without a seed deals
+    ``derive_seed(s, 1)``, ``derive_seed(s, 2)`` … (``s`` is 0 until a seed is given).
+    Game options are fixed when the environment is made; ``reset``'s ``options`` are
+    not used. ``illegal_actions`` is the policy of :mod:`engines.envs.illegal`.
+    ``text_observations=False`` leaves the JSON observation out of ``infos`` while the
+    game runs (it costs about as much as the rest of a step in the fastest game).
+
+    Raises (from the constructor):
+        UnknownGameError, SeatCountError, OptionError: bad game, seats, options, render
+            mode or policy; the message quotes the value.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the APIs declare it per instance)
+        "name": "arena_card_game_v0",
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        game: str | Game,
+        *,
+        seats: int | None = None,
+        options: Any = None,
+        render_mode: str | None = None,
+        text_observations: bool = True,
+        illegal_actions: IllegalActions = "raise",
+    ):
+        self.render_mode = check_render_mode(render_mode)
+        self.illegal_actions = check_policy(illegal_actions)
+        self.game_spec: EnvSpec = env_spec(game, seats, options)
+        self.text_observations = text_observations
+        spec = self.game_spec
+        self.possible_agents = [f"seat_{seat}" for seat in range(spec.seats)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        count = len(spec.actions)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, spec.encoder.layout.high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (count,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
+        self._action_count = count
+        self._positions = {action: index for index, action in enumerate(spec.actions.actions)}
+        self._legal_at: dict[int, Action] = {}
+        """The legal actions of the agent to act, by number."""
+        self._to_act = TERMINAL
+        self._base_seed = 0
+        self._resets = 0
+        self.game_state: State | None = None
+        """The engine's state of the current game (None before the first reset)."""
+        self.outcome: Outcome | None = None
+        """How the current game ended (also by a forfeit), or None while it runs."""
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._base_seed, self._resets = int(seed), 0
+            deal_seed = int(seed)
+        else:
+            self._resets += 1
+            deal_seed = derive_seed(self._base_seed, self._resets)
+        spec = self.game_spec
+        self._begin(
+            spec.game.new_initial_state(seed=deal_seed, seats=spec.seats, options=spec.options)
+        )
+
+    def reset_to(self, state: State) -> None:
+        """Start from a copy of ``state`` (a position of this game, seats and options)
+        instead of a fresh deal: for curricula, set positions and tests.
+
+        Raises:
+            InvalidStateError: the state is of another game, seat count or options.
+        """
+        spec = self.game_spec
+        if (state.game.name, state.num_seats, state.options) != (
+            spec.game.name,
+            spec.seats,
+            spec.options,
+        ):
+            raise InvalidStateError(
+                f"a {state.game.name} state of {state.num_seats} seats with options "
+                f"{state.options!r} does not fit this {spec.game.name} environment of "
+                f"{spec.seats} seats with options {spec.options!r}"
+            )
+        self._begin(state.clone())
+
+    def _begin(self, state: State) -> None:
+        self.game_state = state
+        self.outcome = None
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._tracker = self.game_spec.encoder.tracker(state)
+        self.agent_selection = self.agents[max(state.current_seat, 0)]
+        self._settle()
+
+    def _settle(self) -> None:
+        """Select the agent to act and keep its legal actions, or end the game."""
+        state = self.game_state
+        assert state is not None
+        seat = state.current_seat
+        if seat == TERMINAL:
+            outcome = state.outcome()
+            assert outcome is not None
+            self._end(outcome)
+            return
+        self._to_act = seat
+        positions = self._positions
+        self._legal_at = {positions[action]: action for action in state.legal_actions()}
+        agent = self.possible_agents[seat]
+        if agent != self.agent_selection:
+            self.infos[self.agent_selection] = {}
+            self.agent_selection = agent
+        if self.text_observations:
+            self.infos[agent] = {"observation": state.observation(seat)}
+
+    def _end(self, outcome: Outcome) -> None:
+        """Give every agent its return and terminate it."""
+        state = self.game_state
+        assert state is not None
+        self.outcome = outcome
+        self._to_act = TERMINAL
+        self._legal_at = {}
+        for agent in self.agents:
+            seat = self._seat_of[agent]
+            self.rewards[agent] = outcome.returns[seat]
+            self.terminations[agent] = True
+            self.infos[agent] = {
+                "observation": state.observation(seat),
+                "outcome": outcome.to_dict(),
+            }
+        self._accumulate_rewards()
+
+    def step(self, action: int | np.integer[Any] | None) -> None:
+        """Play action number ``action`` for the agent to act (None for a finished agent).
+
+        Raises:
+            InvalidStateError: the environment was not reset yet.
+            InvalidActionError: ``action`` is no action number of this game.
+            IllegalActionError: the action is not legal now and the policy is
+                ``"raise"`` (the game is unchanged).
+        """
+        state = self.game_state
+        if state is None:
+            raise InvalidStateError("reset() the environment before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(cast(Any, action))  # PettingZoo's annotation omits None
+            return
+        # The fast path: a plain int naming a legal action (bools and floats are not).
+        move = self._legal_at.get(action) if action.__class__ is int else None
+        self._cumulative_rewards[agent] = 0.0
+        seat = self._to_act
+        if move is None:
+            try:
+                move = self._checked(action)
+            except IllegalActionError as error:
+                if self.illegal_actions == "raise":
+                    raise
+                self._end(forfeit(state, seat, error))
+                return
+        state.apply_unchecked(move)
+        self._tracker.advance(seat, move)
+        self._settle()
+
+    def _checked(self, action: Any) -> Action:
+        """The legal action numbered ``action`` (a NumPy integer, say).
+
+        Raises:
+            InvalidActionError: not an action number of this game.
+            IllegalActionError: not legal now; the message names it and the legal ones.
+        """
+        move = self.game_spec.actions.action(action)
+        legal_at = self._legal_at
+        if int(action) not in legal_at:
+            texts = self.game_spec.actions.texts
+            legal = ", ".join(f"{i} {texts[i]}" for i in sorted(legal_at)[:12])
+            more = ", …" if len(legal_at) > 12 else ""
+            raise IllegalActionError(
+                f"action {int(action)} ({str(move)!r}) is not legal for "
+                f"{self.agent_selection} now (legal: {legal}{more})"
+            )
+        return legal_at[int(action)]
+
+    def observe(self, agent: str) -> Observation:
+        if self.game_state is None:
+            raise InvalidStateError("reset() the environment before observe()")
+        seat = self._seat_of[agent]
+        return {"observation": self._tracker.vector(seat), "action_mask": self.action_mask(seat)}
+
+    def action_mask(self, seat: int) -> Mask:
+        """1 for every legal action of ``seat`` now (all 0 when it is not to act)."""
+        mask = np.zeros(self._action_count, dtype=np.int8)
+        if seat == self._to_act:
+            mask[list(self._legal_at)] = 1
+        return mask
+
+    def render(self) -> str | None:
+        """The board as text (``ansi``: returned; ``human``: printed)."""
+        return render(self.game_state, self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release: the environment holds no resources."""
+
+    def __str__(self) -> str:
+        return f"{self.game_spec.game.name}_v0"
+
+
+env = CardGameEnv
+"""PettingZoo's name for making an environment. No wrappers are needed: the
+environment checks its own input (an action before ``reset``, an unknown or illegal
+action number) with errors that say what was wrong, and its illegal-action policy is
+the arena's own."""
