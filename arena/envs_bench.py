@@ -15,8 +15,6 @@ import statistics
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from arena.bench import random_playouts
 from engines.core import Game
 from engines.envs import env
@@ -26,28 +24,32 @@ from engines.envs import env
 class EnvSpeed:
     game: str
     seats: int
-    engine_actions_per_second: tuple[float, ...]
-    env_steps_per_second: tuple[float, ...]
-    """Game actions (steps with an action; the finished agents' ``None`` steps are
-    timed but not counted) per second, one figure per round."""
+    text_observations: bool
+    engine_rates: tuple[float, ...]
+    """Engine actions per second, one figure per round."""
+    env_rates: tuple[float, ...]
+    """Game actions per second through the environment, one figure per round (the
+    finished agents' ``step(None)`` calls and the resets are timed but not counted)."""
 
     @property
     def engine(self) -> float:
-        return statistics.median(self.engine_actions_per_second)
+        return statistics.median(self.engine_rates)
 
     @property
     def env(self) -> float:
-        return statistics.median(self.env_steps_per_second)
+        return statistics.median(self.env_rates)
 
     @property
     def ratio(self) -> float:
         return self.env / self.engine
 
 
-def env_playouts(game: Game, seats: int, seconds: float, seed: int = 0) -> float:
+def env_playouts(
+    game: Game, seats: int, seconds: float, *, seed: int = 0, text_observations: bool = True
+) -> float:
     """Random games through the PettingZoo API for about ``seconds``; actions per second."""
     rng = random.Random(seed)
-    playground = env(game, seats=seats)
+    playground = env(game, seats=seats, text_observations=text_observations)
     playground.reset(seed=seed)
     actions = 0
     start = time.perf_counter()
@@ -62,17 +64,21 @@ def env_playouts(game: Game, seats: int, seconds: float, seed: int = 0) -> float
                     playground.step(None)
                     continue
                 assert observation is not None
-                legal = np.flatnonzero(observation["action_mask"])
+                legal = observation["action_mask"].nonzero()[0]
                 playground.step(int(legal[rng.randrange(len(legal))]))
                 actions += 1
         now = time.perf_counter()
     return actions / (now - start)
 
 
-def env_speed(game: Game, seats: int, *, seconds: float, rounds: int) -> EnvSpeed:
+def env_speed(
+    game: Game, seats: int, *, seconds: float, rounds: int, text_observations: bool = True
+) -> EnvSpeed:
     """Alternate ``rounds`` engine and environment measurements of ``seconds`` each."""
     engine_rates, env_rates = [], []
     for number in range(rounds):
         engine_rates.append(random_playouts(game, seats, seconds, seed=number).actions_per_second)
-        env_rates.append(env_playouts(game, seats, seconds, seed=number))
-    return EnvSpeed(game.name, seats, tuple(engine_rates), tuple(env_rates))
+        env_rates.append(
+            env_playouts(game, seats, seconds, seed=number, text_observations=text_observations)
+        )
+    return EnvSpeed(game.name, seats, text_observations, tuple(engine_rates), tuple(env_rates))

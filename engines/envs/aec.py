@@ -19,8 +19,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from engines.core import TERMINAL, Action, Game, State
-from engines.envs.actions import Mask
+from engines.core import TERMINAL, Game, State
+from engines.envs.encoding import Tracker
 from engines.envs.illegal import IllegalActions, check_policy, forfeit
 from engines.envs.rendering import RENDER_MODES, check_render_mode, render
 from engines.envs.spec import EnvSpec, env_spec
@@ -86,13 +86,13 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
         self._action_count = count
         self._positions = {action: index for index, action in enumerate(spec.actions.actions)}
-        self._legal_at: dict[int, Action] = {}
-        """The legal actions of the agent to act, by number."""
+        self._actions = spec.actions.actions
         self._to_act = TERMINAL
         self._base_seed = 0
         self._resets = 0
         self.game_state: State | None = None
         """The engine's state of the current game (None before the first reset)."""
+        self._tracker: Tracker | None = None
         self.outcome: Outcome | None = None
         """How the current game ended (also by a forfeit), or None while it runs."""
 
@@ -143,7 +143,7 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        self._tracker = self.game_spec.encoder.tracker(state)
+        self._tracker = self.game_spec.encoder.tracker(state, self.game_spec.actions)
         self.agent_selection = self.agents[max(state.current_seat, 0)]
         self._settle()
 
@@ -158,8 +158,6 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
             self._end(outcome)
             return
         self._to_act = seat
-        positions = self._positions
-        self._legal_at = {positions[action]: action for action in state.legal_actions()}
         agent = self.possible_agents[seat]
         if agent != self.agent_selection:
             self.infos[self.agent_selection] = {}
@@ -173,15 +171,14 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         assert state is not None
         self.outcome = outcome
         self._to_act = TERMINAL
-        self._legal_at = {}
         for agent in self.agents:
             seat = self._seat_of[agent]
             self.rewards[agent] = outcome.returns[seat]
             self.terminations[agent] = True
-            self.infos[agent] = {
-                "observation": state.observation(seat),
-                "outcome": outcome.to_dict(),
-            }
+            info: dict[str, Any] = {"outcome": outcome.to_dict()}
+            if self.text_observations:
+                info["observation"] = state.observation(seat)
+            self.infos[agent] = info
         self._accumulate_rewards()
 
     def step(self, action: int | np.integer[Any] | None) -> None:
@@ -200,53 +197,54 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(cast(Any, action))  # PettingZoo's annotation omits None
             return
-        # The fast path: a plain int naming a legal action (bools and floats are not).
-        move = self._legal_at.get(action) if action.__class__ is int else None
-        self._cumulative_rewards[agent] = 0.0
         seat = self._to_act
-        if move is None:
-            try:
-                move = self._checked(action)
-            except IllegalActionError as error:
-                if self.illegal_actions == "raise":
-                    raise
-                self._end(forfeit(state, seat, error))
-                return
-        state.apply_unchecked(move)
-        self._tracker.advance(seat, move)
+        tracker = self._tracker
+        assert tracker is not None
+        # A plain int in range is the fast path (bools and floats are not action numbers).
+        if type(action) is int and 0 <= action < self._action_count:
+            number = action
+        else:
+            self.game_spec.actions.action(action)  # raises for what is no action number
+            number = int(cast(int, action))
+        move = self._actions[number]
+        try:
+            if tracker.is_legal(number):
+                state.apply_unchecked(move)
+            else:
+                state.apply_action(move)  # raises, naming the legal actions
+        except IllegalActionError as error:
+            message = f"action {number} for {agent}: {error}"
+            if self.illegal_actions == "raise":
+                raise IllegalActionError(message) from None
+            self._end(forfeit(state, seat, IllegalActionError(message)))
+            return
+        # No reward comes before the end, so the mover's cumulative reward is still 0.
+        tracker.advance(seat, move)
         self._settle()
 
-    def _checked(self, action: Any) -> Action:
-        """The legal action numbered ``action`` (a NumPy integer, say).
-
-        Raises:
-            InvalidActionError: not an action number of this game.
-            IllegalActionError: not legal now; the message names it and the legal ones.
-        """
-        move = self.game_spec.actions.action(action)
-        legal_at = self._legal_at
-        if int(action) not in legal_at:
-            texts = self.game_spec.actions.texts
-            legal = ", ".join(f"{i} {texts[i]}" for i in sorted(legal_at)[:12])
-            more = ", …" if len(legal_at) > 12 else ""
-            raise IllegalActionError(
-                f"action {int(action)} ({str(move)!r}) is not legal for "
-                f"{self.agent_selection} now (legal: {legal}{more})"
-            )
-        return legal_at[int(action)]
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """AECEnv.last, without its indirections (it runs once per step)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> Observation:
-        if self.game_state is None:
+        tracker = self._tracker
+        if tracker is None:
             raise InvalidStateError("reset() the environment before observe()")
         seat = self._seat_of[agent]
-        return {"observation": self._tracker.vector(seat), "action_mask": self.action_mask(seat)}
-
-    def action_mask(self, seat: int) -> Mask:
-        """1 for every legal action of ``seat`` now (all 0 when it is not to act)."""
-        mask = np.zeros(self._action_count, dtype=np.int8)
         if seat == self._to_act:
-            mask[list(self._legal_at)] = 1
-        return mask
+            mask = tracker.mask()
+        else:
+            mask = np.zeros(self._action_count, dtype=np.int8)
+        return {"observation": tracker.vector(seat), "action_mask": mask}
 
     def render(self) -> str | None:
         """The board as text (``ansi``: returned; ``human``: printed)."""

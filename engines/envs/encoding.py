@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engines.core import Action, State
+from engines.envs.actions import ActionIndex, Mask
 
 Vector = npt.NDArray[np.float32]
 
@@ -70,6 +71,14 @@ class Tracker(ABC):
     def vector(self, seat: int) -> Vector:
         """A fresh vector (the caller may keep it) of what ``seat`` sees now."""
 
+    @abstractmethod
+    def mask(self) -> Mask:
+        """A fresh mask of the legal actions of the seat to act."""
+
+    @abstractmethod
+    def is_legal(self, index: int) -> bool:
+        """Whether action number ``index`` (in range) is legal for the seat to act."""
+
 
 class Encoder(ABC):
     """Encodes the observations of one game for one seat count and options."""
@@ -80,9 +89,10 @@ class Encoder(ABC):
     def encode(self, observation: Mapping[str, Any]) -> Vector:
         """The vector of one seat's observation (``State.observation(seat)``)."""
 
-    def tracker(self, state: State) -> Tracker:
-        """A tracker of ``state``; the default encodes the observation afresh each time."""
-        return _Reencoding(self, state)
+    def tracker(self, state: State, actions: ActionIndex) -> Tracker:
+        """A tracker of ``state``; the default encodes the observation afresh each time
+        and masks the engine's legal actions in ``actions``."""
+        return _Reencoding(self, state, actions)
 
     def describe(self) -> list[tuple[str, int, int, float, str]]:
         """``(block, offset, size, high, meaning)`` for every block, in order."""
@@ -93,15 +103,22 @@ class Encoder(ABC):
 
 
 class _Reencoding(Tracker):
-    def __init__(self, encoder: Encoder, state: State):
+    def __init__(self, encoder: Encoder, state: State, actions: ActionIndex):
         self._encoder = encoder
         self._state = state
+        self._actions = actions
 
     def advance(self, seat: int, action: Action) -> None:
         pass  # vector() reads the state itself
 
     def vector(self, seat: int) -> Vector:
         return self._encoder.encode(self._state.observation(seat))
+
+    def mask(self) -> Mask:
+        return self._actions.mask(self._state.legal_actions())
+
+    def is_legal(self, index: int) -> bool:
+        return self._actions.actions[index] in self._state.legal_actions()
 
 
 def relative(seat: int, observer: int, seats: int) -> int:

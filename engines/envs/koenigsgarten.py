@@ -8,13 +8,15 @@ from typing import Any, Final, cast
 import numpy as np
 
 from engines.core import Action, State
+from engines.envs.actions import ActionIndex, Mask
 from engines.envs.encoding import Block, Encoder, Layout, Tracker, Vector
-from engines.koenigsgarten import CELL_NAMES, CELLS, GARDEN_CARDS
+from engines.koenigsgarten import CELL_NAMES, CELLS, EDGE_CELLS, GARDEN_CARDS
 
 CARD_NUMBER: Final = {str(card): number for number, card in enumerate(GARDEN_CARDS)}
 """A garden card's number 0..15, also its action index."""
 _CELL_NUMBER: Final = {name: cell for cell, name in enumerate(CELL_NAMES)}
 _CARDS: Final = len(GARDEN_CARDS)
+_EDGE: Final = frozenset(EDGE_CELLS)
 
 LAYOUT: Final = Layout(
     [
@@ -46,54 +48,74 @@ class KoenigsgartenEncoder(Encoder):
         vector[_TO_MOVE] = observation["to_move"] == me
         return vector
 
-    def tracker(self, state: State) -> Tracker:
+    def tracker(self, state: State, actions: ActionIndex) -> Tracker:
         return _KoenigsgartenTracker(self, state)
 
 
+def _matching_bits(card: str) -> int:
+    """Bit ``n`` set for every garden card ``n`` sharing ``card``'s rank or suit: the
+    cards that may follow it."""
+    return sum(1 << n for n, c in enumerate(CARD_NUMBER) if c[0] == card[0] or c[1] == card[1])
+
+
+_MATCHING: Final = tuple(_matching_bits(card) for card in CARD_NUMBER)
+_MASKS: Final = ((np.arange(1 << _CARDS)[:, None] >> np.arange(_CARDS)) & 1).astype(np.int8)
+"""The mask of every set of legal cards (a 16-bit number), 1 MB: copying a row is
+cheaper than building a mask on every step."""
+
+
 class _KoenigsgartenTracker(Tracker):
-    """Both seats' vectors as bytes, updated in place: a move changes five numbers of
-    each (0/1 bytes are cheaper to write than NumPy elements; a vector is converted
-    when it is asked for)."""
+    """Keeps both seats' vectors up to date in place and the legal cards as the rules
+    give them: the cards left that share the rank or suit of the card taken last (at
+    first, the cards at the edge). A test holds both to encoding and masking afresh.
+
+    Every step runs this, so it writes as little as it can: a move changes the taken
+    card's cell in both vectors; the last card and whose turn it is are written into
+    the copy that :meth:`vector` hands out.
+    """
 
     def __init__(self, encoder: KoenigsgartenEncoder, state: State):
         self._state = state
-        size = LAYOUT.size
-        self._size = size
-        self._cell_of = {card: cell for cell, card in enumerate(state.deal()["layout"])}
-        if state.history:
-            observation = state.observation(0)
-            vectors = (encoder.encode(observation), encoder.encode(state.observation(1)))
-            self._bytes = bytearray(np.concatenate(vectors).astype(np.uint8).tobytes())
-            self._last = CARD_NUMBER.get(observation["last_taken"], -1)
-            return
-        # A fresh deal: every card in its cell, nothing taken, seat 0 to move.
-        data = bytearray(2 * size)
-        for card, cell in self._cell_of.items():
-            at = _GARDEN + cell * _CARDS + CARD_NUMBER[card]
-            data[at] = data[size + at] = 1
-        data[_TO_MOVE] = 1
-        self._bytes = data
+        first = LAYOUT.zeros()
+        edge = 0
+        cell_of: dict[int, int] = {}
+        self._cell_of = cell_of
+        for cell, card in enumerate(state.deal()["layout"]):
+            number = CARD_NUMBER[card]
+            cell_of[number] = cell
+            first[_GARDEN + cell * _CARDS + number] = 1
+            if cell in _EDGE:
+                edge |= 1 << number
+        self._vectors = (first, first.copy())
+        self._legal = edge
+        self._left = (1 << _CARDS) - 1
         self._last = -1
+        for seat, action in state.history:
+            self.advance(seat, action)
 
     def advance(self, seat: int, action: Action) -> None:
-        card = cast(str, action)
-        number = CARD_NUMBER[card]
-        cell = self._cell_of[card]
-        data, size = self._bytes, self._size
-        other = size - seat * size  # where the other seat's vector starts
-        own = seat * size
-        at = _GARDEN + cell * _CARDS + number
-        data[at] = data[size + at] = 0
-        data[own + _MINE + cell] = data[other + _THEIRS + cell] = 1
-        if self._last >= 0:
-            data[_LAST + self._last] = data[size + _LAST + self._last] = 0
-        data[_LAST + number] = data[size + _LAST + number] = 1
+        number = CARD_NUMBER[cast(str, action)]
+        cell = self._cell_of[number]
+        first, second = self._vectors
+        first[_GARDEN + cell * _CARDS + number] = second[_GARDEN + cell * _CARDS + number] = 0
+        if seat == 0:
+            first[_MINE + cell] = second[_THEIRS + cell] = 1
+        else:
+            first[_THEIRS + cell] = second[_MINE + cell] = 1
         self._last = number
-        to_move = self._state.current_seat
-        data[_TO_MOVE] = to_move == 0
-        data[size + _TO_MOVE] = to_move == 1
+        self._left &= ~(1 << number)
+        self._legal = self._left & _MATCHING[number]
 
     def vector(self, seat: int) -> Vector:
-        return np.frombuffer(self._bytes, np.uint8, self._size, seat * self._size).astype(
-            np.float32
-        )
+        vector = self._vectors[seat].copy()
+        if self._last >= 0:
+            vector[_LAST + self._last] = 1
+        vector[_TO_MOVE] = self._state.current_seat == seat
+        return vector
+
+    def mask(self) -> Mask:
+        mask: Mask = _MASKS[self._legal].copy()
+        return mask
+
+    def is_legal(self, index: int) -> bool:
+        return bool(self._legal >> index & 1)

@@ -119,7 +119,7 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
             player.start(
                 game=spec.game, options=spec.options, seat=seat, seats=spec.seats, seed=self._seed
             )
-        self._tracker = spec.encoder.tracker(state)
+        self._tracker = spec.encoder.tracker(state, spec.actions)
         self._play_others()
         return self._tracker.vector(self.seat), self._info()
 
@@ -189,9 +189,9 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
         """1 for every legal action of the learner now (all 0 once the game is over)."""
         state = self.game_state
         assert state is not None, "call reset() first"
-        if state.current_seat != self.seat or self.outcome is not None:
+        if state.current_seat != self.seat or self.outcome is not None or self._tracker is None:
             return np.zeros(len(self.game_spec.actions), dtype=np.int8)
-        return self.game_spec.actions.mask(state.legal_actions())
+        return self._tracker.mask()
 
     def render(self) -> str | None:
         """The board as the learner sees it (``ansi``: returned; ``human``: printed)."""

@@ -79,12 +79,12 @@ def test_every_vector_lies_within_its_bounds(game: str, seats: int, options: dic
                 assert np.all(vector >= 0) and np.all(vector <= high), state.observation(seat)
 
 
-def test_the_koenigsgarten_tracker_equals_encoding_afresh() -> None:
+def test_the_koenigsgarten_tracker_equals_encoding_and_masking_afresh() -> None:
     spec = env_spec("koenigsgarten")
     for seed in range(20):
         states = random_states("koenigsgarten", 2, seed)
         tracked = states[0].clone()
-        tracker = spec.encoder.tracker(tracked)
+        tracker = spec.encoder.tracker(tracked, spec.actions)
         for state in states[1:]:
             seat, action = state.history[-1]
             tracked.apply_action(action)
@@ -92,9 +92,13 @@ def test_the_koenigsgarten_tracker_equals_encoding_afresh() -> None:
             for observer in (0, 1):
                 expected = spec.encoder.encode(state.observation(observer))
                 assert np.array_equal(tracker.vector(observer), expected)
+            if not state.is_terminal():
+                assert np.array_equal(tracker.mask(), spec.actions.mask(state.legal_actions()))
         middle = states[len(states) // 2]
-        resumed = spec.encoder.tracker(middle)
+        resumed = spec.encoder.tracker(middle, spec.actions)
         assert np.array_equal(resumed.vector(1), spec.encoder.encode(middle.observation(1)))
+        if not middle.is_terminal():
+            assert np.array_equal(resumed.mask(), spec.actions.mask(middle.legal_actions()))
 
 
 def test_the_koenigsgarten_vector_after_one_move() -> None:

@@ -85,7 +85,7 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     before = environment.game_state.to_dict()  # type: ignore[union-attr]
     mask = environment.observe("seat_0")["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    message = rf"action {illegal} \('..'\) is not legal for seat_0"
+    message = rf"action {illegal} for seat_0: '..' is not legal for seat 0"
     with pytest.raises(IllegalActionError, match=message):
         environment.step(illegal)
     assert environment.game_state.to_dict() == before  # type: ignore[union-attr]
