@@ -346,6 +346,7 @@ def envs(
         "engine actions/s",
         "env actions/s",
         "env/engine",
+        "protocol floor",
     ):
         table.add_column(column, justify="left" if column == "game" else "right")
     for g in chosen:
@@ -359,6 +360,12 @@ def envs(
                     f"{speed.engine:,.0f}",
                     f"{speed.env:,.0f}",
                     f"{speed.ratio:.0%}",
+                    f"{speed.bare_ratio:.0%}",
                 )
     console.print(table)
+    console.print(
+        "protocol floor: the same loop through a bare PettingZoo AEC env that only steps the "
+        "engine (no vector, mask or infos), as a share of the engine's rate",
+        highlight=False,
+    )
     console.print(f"load average at the end: {os.getloadavg()[0]:.1f}", highlight=False)
