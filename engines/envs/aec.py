@@ -23,10 +23,10 @@ from engines.core import TERMINAL, Game, State
 from engines.envs.encoding import Tracker
 from engines.envs.illegal import IllegalActions, check_policy, forfeit
 from engines.envs.rendering import RENDER_MODES, check_render_mode, render
+from engines.envs.seeds import DealSeeds
 from engines.envs.spec import EnvSpec, env_spec
 from engines.errors import IllegalActionError, InvalidStateError
 from engines.outcome import Outcome
-from engines.seeding import derive_seed
 
 Observation = dict[str, Any]
 ActionNumber = np.int64
@@ -42,8 +42,8 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
     ``derive_seed(s, 1)``, ``derive_seed(s, 2)`` … (``s`` is 0 until a seed is given).
     Game options are fixed when the environment is made; ``reset``'s ``options`` are
     not used. ``illegal_actions`` is the policy of :mod:`engines.envs.illegal`.
-    ``text_observations=False`` leaves the JSON observation out of ``infos`` while the
-    game runs (it costs about as much as the rest of a step in the fastest game).
+    ``text_observations=False`` leaves the JSON observation out of ``infos`` (building
+    it costs a fifth of a Königsgarten step, docs/benchmarks.md).
 
     Raises (from the constructor):
         UnknownGameError, SeatCountError, OptionError: bad game, seats, options, render
@@ -85,11 +85,9 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         }
         self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
         self._action_count = count
-        self._positions = {action: index for index, action in enumerate(spec.actions.actions)}
         self._actions = spec.actions.actions
         self._to_act = TERMINAL
-        self._base_seed = 0
-        self._resets = 0
+        self._seeds = DealSeeds()
         self.game_state: State | None = None
         """The engine's state of the current game (None before the first reset)."""
         self._tracker: Tracker | None = None
@@ -103,12 +101,7 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._base_seed, self._resets = int(seed), 0
-            deal_seed = int(seed)
-        else:
-            self._resets += 1
-            deal_seed = derive_seed(self._base_seed, self._resets)
+        deal_seed = self._seeds.next(seed)
         spec = self.game_spec
         self._begin(
             spec.game.new_initial_state(seed=deal_seed, seats=spec.seats, options=spec.options)
@@ -148,7 +141,7 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         self._settle()
 
     def _settle(self) -> None:
-        """Select the agent to act and keep its legal actions, or end the game."""
+        """Select the agent to act (with its JSON observation), or end the game."""
         state = self.game_state
         assert state is not None
         seat = state.current_seat

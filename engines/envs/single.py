@@ -22,10 +22,10 @@ from engines.envs.actions import Mask
 from engines.envs.encoding import Tracker, Vector
 from engines.envs.illegal import IllegalActions, check_policy, forfeit
 from engines.envs.rendering import RENDER_MODES, check_render_mode, render
+from engines.envs.seeds import DealSeeds
 from engines.envs.spec import env_spec
 from engines.errors import IllegalActionError, InvalidStateError, OptionError, SeatCountError
 from engines.outcome import Outcome
-from engines.seeding import derive_seed
 
 
 class FixedPlayer(Protocol):
@@ -89,8 +89,7 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
         self.fixed_seat = seat
         self.observation_space = spaces.Box(0.0, spec.encoder.layout.high, dtype=np.float32)
         self.action_space = spaces.Discrete(len(spec.actions))
-        self._base_seed = 0
-        self._resets = 0
+        self._seeds = DealSeeds()
         self.seat = 0
         self.game_state: State | None = None
         self.outcome: Outcome | None = None
@@ -102,12 +101,7 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Vector, dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._base_seed, self._resets = int(seed), 0
-            self._seed = int(seed)
-        else:
-            self._resets += 1
-            self._seed = derive_seed(self._base_seed, self._resets)
+        self._seed = self._seeds.next(seed)
         spec = self.game_spec
         state = spec.game.new_initial_state(seed=self._seed, seats=spec.seats, options=spec.options)
         self.game_state = state
