@@ -49,7 +49,7 @@ class KoenigsgartenEncoder(Encoder):
         return vector
 
     def tracker(self, state: State, actions: ActionIndex) -> Tracker:
-        return _KoenigsgartenTracker(self, state)
+        return _KoenigsgartenTracker(state)
 
 
 def _matching_bits(card: str) -> int:
@@ -74,7 +74,7 @@ class _KoenigsgartenTracker(Tracker):
     the copy that :meth:`vector` hands out.
     """
 
-    def __init__(self, encoder: KoenigsgartenEncoder, state: State):
+    def __init__(self, state: State):
         self._state = state
         first = LAYOUT.zeros()
         edge = 0
