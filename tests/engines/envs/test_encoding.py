@@ -11,6 +11,7 @@ from engines.cards import Card
 from engines.core import State
 from engines.envs import CardGameEnv, env_spec
 from engines.envs.koenigsgarten import CARD_NUMBER, LAYOUT
+from engines.kardinal import DEFAULT_DECK, deck_to_data
 from engines.koenigsgarten import CELL_NAMES
 from engines.registry import get_game
 from tests.engines.test_conformance import random_playout
@@ -134,3 +135,17 @@ def test_describe_lists_the_blocks_in_order() -> None:
     offsets = [offset for _, offset, _, _, _ in blocks]
     assert offsets == sorted(offsets) and blocks[0][:3] == ("card_row", 0, 56 * 4)
     assert sum(size for _, _, size, _, _ in blocks) == env_spec("kardinal", 4).encoder.layout.size
+
+
+def test_kardinals_deck_option_is_in_the_vector() -> None:
+    data = deck_to_data(DEFAULT_DECK)
+    data["cards"][0] = {"country": "DK", "circles": 2, "symbol": "carriage"}  # DK1
+    data["tablets"] = {"reclaim": 0, "three": 4, "mixed": 2, "minus2": 2}
+    default, custom = env_spec("kardinal", 3), env_spec("kardinal", 3, {"deck": data})
+    state = custom.game.new_initial_state(seed=4, seats=3, options=custom.options)
+    vector = custom.encoder.encode(state.observation(0))
+    layout = custom.encoder.layout
+    assert (vector[layout["circles"]], vector[layout["carriage"]]) == (2, 1)
+    plain = default.game.new_initial_state(seed=4, seats=3)
+    baseline = default.encoder.encode(plain.observation(0))
+    assert (baseline[layout["circles"]], baseline[layout["carriage"]]) == (0, 0)
