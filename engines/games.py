@@ -16,6 +16,5 @@ BUILTIN_GAMES: Final[tuple[Game, ...]] = (
     kardinal.GAME,
     blumengarten.GAME,
 )
-
 for _game in BUILTIN_GAMES:
     register(_game)

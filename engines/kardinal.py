@@ -838,7 +838,7 @@ class KardinalState(State):
             "game": self.game.name,
             "seat": seat,
             "num_seats": self.num_seats,
-            "options": copy.deepcopy(options) if options.get("deck") else options,
+            "options": copy.deepcopy(options) if options.get("deck") else dict(options),
             "to_move": self.current_seat,
             "layout": [[ids[card] for card in row] for row in self._layout],
             "tablet_cards": [ids[card] for card in self._tablet_cards],

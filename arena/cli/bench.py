@@ -313,3 +313,59 @@ def web(
         f"{max(speed.seconds) * 1e3:.1f}",
     )
     console.print(table)
+
+
+@app.command("envs")
+def envs(
+    game: Annotated[
+        list[str] | None, typer.Option("--game", "-g", help="only these games (default: all)")
+    ] = None,
+    seconds: Annotated[float, typer.Option(help="time per loop and round")] = 2.0,
+    rounds: Annotated[int, typer.Option(help="alternating engine/env rounds")] = 5,
+) -> None:
+    """The PettingZoo environments' step rate beside the engine's random-playout rate, in
+    the same run (needs the rl extra)."""
+    import os
+
+    from arena.envs_bench import env_speed
+
+    if rounds < 1 or not seconds > 0:
+        raise ArenaError(
+            f"--rounds must be at least 1 and --seconds positive, not {rounds}, {seconds}"
+        )
+    chosen = [get_game(name) for name in game] if game else all_games()
+    table = Table(
+        title=f"random games through the PettingZoo API vs the engine, one core, median of "
+        f"{rounds} alternating rounds ({platform.python_implementation()} "
+        f"{platform.python_version()})"
+    )
+    for column in (
+        "game",
+        "seats",
+        "infos text",
+        "engine actions/s",
+        "env actions/s",
+        "env/engine",
+        "protocol floor",
+    ):
+        table.add_column(column, justify="left" if column == "game" else "right")
+    for g in chosen:
+        for seats in g.seat_counts:
+            for text in (True, False):
+                speed = env_speed(g, seats, seconds=seconds, rounds=rounds, text_observations=text)
+                table.add_row(
+                    g.name,
+                    str(seats),
+                    "yes" if text else "no",
+                    f"{speed.engine:,.0f}",
+                    f"{speed.env:,.0f}",
+                    f"{speed.ratio:.0%}",
+                    f"{speed.bare_ratio:.0%}",
+                )
+    console.print(table)
+    console.print(
+        "protocol floor: the same loop through a bare PettingZoo AEC env that only steps the "
+        "engine (no vector, mask or infos), as a share of the engine's rate",
+        highlight=False,
+    )
+    console.print(f"load average at the end: {os.getloadavg()[0]:.1f}", highlight=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -54,9 +55,9 @@ OPTION_CASES = [
 EXAMPLES = settings(max_examples=15)
 
 
-def random_playout(game: Game, seats: int, seed: int) -> list[State]:
+def random_playout(game: Game, seats: int, seed: int, options: Any = None) -> list[State]:
     """Every state of one seeded random game, from the deal to the end."""
-    state = game.new_initial_state(seed=seed, seats=seats)
+    state = game.new_initial_state(seed=seed, seats=seats, options=options)
     rng = random.Random(seed)
     states = [state.clone()]
     while not state.is_terminal():

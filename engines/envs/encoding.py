@@ -1,0 +1,126 @@
+"""Fixed-shape observation vectors: what one seat may see, as float32 numbers.
+
+Every encoder turns a seat's observation — the JSON data ``State.observation(seat)``
+gives, exactly what a bot is sent — into a vector of a fixed length for the game's seat
+count and options. Because the vector is computed from that observation alone, it
+can never hold hidden information the engine does not show the seat. Seats are
+counted from the observer: "seat +1" is the next seat after it in turn order.
+
+A vector is a concatenation of named :class:`Block` s, each with an upper bound for
+its numbers (the lower bound is 0 everywhere), so the layout documents itself:
+``encoder.describe()`` lists it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engines.core import Action, State
+from engines.envs.actions import ActionIndex, Mask
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Block:
+    """``size`` consecutive numbers of an observation vector, each in ``0 .. high``."""
+
+    name: str
+    size: int
+    high: float
+    meaning: str
+
+
+class Layout:
+    """Named blocks laid out one after another."""
+
+    def __init__(self, blocks: Sequence[Block]):
+        self.blocks = tuple(blocks)
+        self.offsets: dict[str, int] = {}
+        offset = 0
+        for block in self.blocks:
+            self.offsets[block.name] = offset
+            offset += block.size
+        self.size = offset
+        self.high = np.concatenate(
+            [np.full(block.size, block.high, dtype=np.float32) for block in self.blocks]
+        )
+
+    def __getitem__(self, name: str) -> int:
+        """The offset of block ``name``."""
+        return self.offsets[name]
+
+    def zeros(self) -> Vector:
+        return np.zeros(self.size, dtype=np.float32)
+
+
+class Tracker(ABC):
+    """Keeps the observation vectors of one game up to date as it is played."""
+
+    @abstractmethod
+    def advance(self, seat: int, action: Action) -> None:
+        """``seat`` just played ``action`` on the tracked state."""
+
+    @abstractmethod
+    def vector(self, seat: int) -> Vector:
+        """A fresh vector (the caller may keep it) of what ``seat`` sees now."""
+
+    @abstractmethod
+    def mask(self) -> Mask:
+        """A fresh mask of the legal actions of the seat to act."""
+
+    @abstractmethod
+    def is_legal(self, index: int) -> bool:
+        """Whether action number ``index`` (in range) is legal for the seat to act."""
+
+
+class Encoder(ABC):
+    """Encodes the observations of one game for one seat count and options."""
+
+    layout: Layout
+
+    @abstractmethod
+    def encode(self, observation: Mapping[str, Any]) -> Vector:
+        """The vector of one seat's observation (``State.observation(seat)``)."""
+
+    def tracker(self, state: State, actions: ActionIndex) -> Tracker:
+        """A tracker of ``state``; the default encodes the observation afresh each time
+        and masks the engine's legal actions in ``actions``."""
+        return _Reencoding(self, state, actions)
+
+    def describe(self) -> list[tuple[str, int, int, float, str]]:
+        """``(block, offset, size, high, meaning)`` for every block, in order."""
+        return [
+            (block.name, self.layout[block.name], block.size, block.high, block.meaning)
+            for block in self.layout.blocks
+        ]
+
+
+class _Reencoding(Tracker):
+    def __init__(self, encoder: Encoder, state: State, actions: ActionIndex):
+        self._encoder = encoder
+        self._state = state
+        self._actions = actions
+
+    def advance(self, seat: int, action: Action) -> None:
+        pass  # vector() reads the state itself
+
+    def vector(self, seat: int) -> Vector:
+        return self._encoder.encode(self._state.observation(seat))
+
+    def mask(self) -> Mask:
+        return self._actions.mask(self._state.legal_actions())
+
+    def is_legal(self, index: int) -> bool:
+        return self._actions.actions[index] in self._state.legal_actions()
+
+
+def relative(seat: int, observer: int, seats: int) -> int:
+    """``seat`` counted from ``observer`` in turn order (the observer is 0)."""
+    return (seat - observer) % seats
