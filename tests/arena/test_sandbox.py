@@ -14,17 +14,17 @@ from typing import Any
 
 import pytest
 
-from arena import sandbox
 from arena.runner import play_game
 from arena.sandbox import (
     GIB,
     MIB,
+    NO_ISOLATION,
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
-    _mount_layout,
     describe_exit,
     detect_isolation,
+    uids,
 )
 from bots.simple import RandomBot
 from engines.registry import get_game
@@ -92,18 +92,10 @@ def test_the_bot_is_pid_1_of_its_own_namespace(snooped: tuple[dict[str, Any], An
     assert facts["pid"] == 1
 
 
-@pytest.mark.skipif(not ISOLATION.mounts, reason="no mount namespace here")
-def test_the_bot_sees_a_fresh_tmp_with_only_its_own_directory(
-    snooped: tuple[dict[str, Any], Any],
-) -> None:
-    facts, sandbox = snooped
-    # Its own directory shows up there only when the host keeps it in /tmp, and so does
-    # the checkout when it lies in /tmp: the SDK it runs stays visible.
-    visible = {sandbox.base, Path(__file__).resolve()}
-    expected = sorted(
-        {path.relative_to("/tmp").parts[0] for path in visible if path.is_relative_to("/tmp")}
-    )
-    assert sorted(facts["tmp_entries"]) == expected
+@pytest.mark.skipif(not ISOLATION.filesystem, reason="no fresh root here")
+def test_the_bot_sees_a_fresh_empty_tmp(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["tmp_entries"] == []
 
 
 def test_a_file_over_the_size_limit_cannot_be_written() -> None:
@@ -141,31 +133,10 @@ def test_exit_codes_are_described(code: int, text: str) -> None:
     assert describe_exit(code) == text
 
 
-def test_a_directory_the_bot_cannot_enter_is_replaced_by_one_with_the_needed_path(
-    tmp_path: Path,
-) -> None:
-    private = tmp_path / "private"
-    (private / "python" / "bin").mkdir(parents=True)
-    (private / "secret").mkdir()
-    private.chmod(0o700)
-    overlays = _mount_layout([str(private / "python" / "bin")], 1_234_567, MIB)
-    by_directory = {overlay.directory: overlay for overlay in overlays}
-    assert by_directory[str(private)].keep == (str(private / "python"),)
-    assert by_directory[str(private)].options == "mode=0755,size=64k"
-    assert by_directory["/tmp"].options == f"mode=1777,size={MIB}"
-    depths = [overlay.directory.count("/") for overlay in overlays]
-    assert depths == sorted(depths)  # shallow first: deeper ones land in trees put back
-
-
-def test_paths_the_bot_can_enter_stay_as_they_are() -> None:
-    overlays = _mount_layout(["/usr/bin/env"], 1_234_567, MIB)
-    assert {overlay.directory for overlay in overlays} <= {"/tmp", "/var/tmp", "/dev/shm"}
-    assert all(overlay.keep == () for overlay in overlays)
-
-
-def test_isolation_is_described() -> None:
-    text = ISOLATION.describe()
-    assert "network namespace" in text and ("yes" in text or "no" in text)
+def test_isolation_is_described_with_what_is_missing() -> None:
+    assert "namespaces: none" in NO_ISOLATION.describe()
+    assert "a PID namespace" in NO_ISOLATION.missing()
+    assert "fresh root" in ISOLATION.describe() or not ISOLATION.filesystem
     assert os.geteuid() != 0 or ISOLATION.process_limit == ISOLATION.user
 
 
@@ -174,12 +145,12 @@ def test_a_directory_left_by_a_killed_arena_goes_when_its_user_id_is_leased_agai
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     limits = SandboxLimits()
-    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())
+    monkeypatch.setattr(uids, "_lease_counter", itertools.count())
     first = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
     first.close()
     stale = first.base.parent / f"arena-bot-{first.uid}-left-behind"
     (stale / "work").mkdir(parents=True)
-    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())  # the same slot again
+    monkeypatch.setattr(uids, "_lease_counter", itertools.count())  # the same slot again
     second = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
     second.close()
     assert second.uid == first.uid and not stale.exists()

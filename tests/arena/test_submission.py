@@ -39,6 +39,11 @@ def sdk_command(file: Path, cls: str) -> str:
     return shlex.join([sys.executable, str(SDK), f"{file}:{cls}"])
 
 
+def raw_command(mode: str) -> str:
+    """The raw bot as a user would name it on the command line (by its path)."""
+    return shlex.join([sys.executable, str(HERE / "raw_bot.py"), mode])
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "arena.db"
@@ -71,7 +76,7 @@ def test_a_missing_class_is_rejected(db: Path) -> None:
 
 
 def test_the_wrong_protocol_version_is_rejected(db: Path) -> None:
-    command = raw_source("wrong_version").entry
+    command = raw_command("wrong_version")
     code, out = add(db, "future", "-g", "koenigsgarten", "--cmd", command)
     assert code == 2 and "bot rejected: wrong protocol version" in out
     assert "speaks protocol version 2" in out
@@ -82,7 +87,7 @@ def test_a_bot_that_does_not_answer_in_time_is_rejected(db: Path) -> None:
     file = HERE / "sleeper.py"
     code, out = add(db, "slow", "-g", "koenigsgarten", "--python", str(file), "--check-time", "0.5")
     assert code == 2 and "bot rejected: timeout" in out
-    command = raw_source("mute").entry
+    command = raw_command("mute")
     code, out = add(db, "mute", "-g", "koenigsgarten", "--cmd", command, "--check-time", "0.5")
     assert code == 2 and "bot rejected: timeout" in out and "while starting" in out
     assert stored(db) == []

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, subprocess_bot
+from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, bundle_files, subprocess_bot
 from arena.runner import TimeControl
 from arena.sandbox import SandboxLimits
 from arena.subprocess_bot import UNTIMED, SubprocessBot
@@ -31,16 +31,19 @@ def python_source(file: str, cls: str) -> BotSource:
     return BotSource(PYTHON, cls, {}, (HERE / file).read_text())
 
 
-def command_source(*args: str) -> BotSource:
-    return BotSource(COMMAND, shlex.join([sys.executable, *args]))
+def command_source(file: str, *args: str) -> BotSource:
+    """``HERE/file`` run by the arena's Python as a ``command`` bot, stored with its file
+    (as `arena bots add --cmd` and an uploaded archive store them): ``{code}/file``."""
+    command = shlex.join([sys.executable, f"{{code}}/{file}", *args])
+    return BotSource(COMMAND, command, {}, bundle_files({file: (HERE / file).read_text()}))
 
 
 def raw_source(mode: str) -> BotSource:
-    return command_source(str(HERE / "raw_bot.py"), mode)
+    return command_source("raw_bot.py", mode)
 
 
 def scripted_source(steps: Sequence[tuple[dict[str, Any], list[Any]]]) -> BotSource:
-    return command_source(str(HERE / "scripted.py"), json.dumps(steps))
+    return command_source("scripted.py", json.dumps(steps))
 
 
 def make_bot(
