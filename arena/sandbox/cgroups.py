@@ -335,17 +335,27 @@ def _probe(version: int, parents: Sequence[str], note: str) -> CgroupSupport:
     return CgroupSupport(version, tuple(parents), probe.enforced, note)
 
 
+def candidates() -> dict[int, tuple[list[str], str]]:
+    """Where bot cgroups can be made, per cgroup version: the parent directories (none
+    when that version is not usable here) and a note on what is missing.
+
+    Raises:
+        OSError: this process's cgroups or mounts cannot be read.
+    """
+    mounts, own = _cgroup_mounts(), _own_cgroups()
+    v2_parent, v2_note = _v2_parent(mounts, own)
+    return {2: ([v2_parent] if v2_parent else [], v2_note), 1: _v1_parents(mounts, own)}
+
+
 @functools.cache
 def detect_cgroups() -> CgroupSupport:
     """The best cgroup support this machine gives the arena: the version that holds
     more of memory and process count for a whole bot (v2 on a tie), probed once."""
     try:
-        mounts, own = _cgroup_mounts(), _own_cgroups()
+        found = candidates()
     except OSError as exc:
         return CgroupSupport(0, (), Enforced(), f"cannot read this process's cgroups: {exc}")
-    v2_parent, v2_note = _v2_parent(mounts, own)
-    v2 = _probe(2, [v2_parent] if v2_parent else [], v2_note)
-    v1 = _probe(1, *_v1_parents(mounts, own))
+    v2, v1 = (_probe(version, *found[version]) for version in (2, 1))
 
     def strength(support: CgroupSupport) -> tuple[int, bool]:
         return support.enforced.memory + support.enforced.pids, support.version == 2

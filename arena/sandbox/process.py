@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.sandbox import kernel
-from arena.sandbox.cgroups import BOT_PREFIX, BotCgroup, sweep
+from arena.sandbox.cgroups import BOT_PREFIX, BotCgroup, Enforced, sweep
 from arena.sandbox.errors import SandboxError
 from arena.sandbox.isolation import (
     HOSTNAME,
@@ -193,21 +193,21 @@ class SandboxedProcess:
 
     def enforced(self) -> str:
         """What holds this bot's memory and process count, in words."""
-        memory = f"{self.limits.memory_bytes / MIB:g} MiB"
-        enforced = self.cgroup.enforced if self.cgroup else None
+        held = self.cgroup.enforced if self.cgroup else Enforced()
         kind = f"cgroup v{self.isolation.cgroups.version}"
-        parts = [
-            f"memory {memory} for the whole bot ({kind}"
-            + (", swap included)" if enforced.swap else ")")
-            if enforced and enforced.memory
-            else f"memory {memory} per process (address space only)",
-            f"{self.limits.processes} processes for the whole bot ("
-            + (kind if enforced and enforced.pids else "its user id's process limit")
-            + ")"
-            if (enforced and enforced.pids) or self.isolation.process_limit
-            else "no process limit (runs as root without cgroups)",
-        ]
-        return "; ".join(parts)
+        memory = f"memory {self.limits.memory_bytes / MIB:g} MiB"
+        if held.memory:
+            memory += f" for the whole bot ({kind}{', swap included' if held.swap else ''})"
+        else:
+            memory += " per process (address space only)"
+        processes = f"{self.limits.processes} processes for the whole bot"
+        if held.pids:
+            processes += f" ({kind})"
+        elif self.isolation.process_limit:
+            processes += " (its user id's process limit)"
+        else:
+            processes = "no process limit (runs as root without cgroups)"
+        return f"{memory}; {processes}"
 
     def describe_end(self, returncode: int | None) -> str:
         """:func:`describe_exit`, and whether the bot's memory limit was hit."""

@@ -47,8 +47,11 @@ ETC_PATHS = (
 SDK_PACKAGES = ("bots", "engines")
 CODE_DIR = "/bot/code"
 WORK_DIR = "/bot/work"
-OWN_PATHS = ("/bot", "/tmp", "/var/tmp", "/dev", "/proc")
+OWN_PATHS = ("/bot", "/dev", "/proc")
 """Paths inside the sandbox that are the bot's own (or the kernel's), not the host's."""
+SCRATCH_PATHS = ("/tmp", "/var/tmp", "/dev/shm")
+"""Fresh and empty for each bot: a path there that exists on the host names the host's
+file, which the bot would not find."""
 
 
 @dataclass(frozen=True)
@@ -120,12 +123,17 @@ def check_named_paths(args: Sequence[str], runtime: Runtime, code_dir: str) -> N
             sandbox's own directories (quoted, with what to do instead).
     """
     for path in named_paths(args):
-        visible = runtime.shows(path) or any(
-            _inside(os.path.normpath(path), own) for own in (code_dir, *OWN_PATHS)
-        )
-        if not visible:
+        if not _visible(os.path.normpath(path), runtime, code_dir):
             raise SandboxError(
                 f"the command names {path!r}, which is outside the sandbox: a bot sees "
                 "only its own files (name them {code}/PATH) and the runtime (the system's "
                 "/usr, /bin and /lib, the arena's Python, the bot SDK; docs/protocol.md)"
             )
+
+
+def _visible(path: str, runtime: Runtime, code_dir: str) -> bool:
+    if runtime.shows(path) or _inside(path, code_dir):
+        return True
+    if any(_inside(path, scratch) for scratch in SCRATCH_PATHS):
+        return not os.path.lexists(path)
+    return any(_inside(path, own) for own in OWN_PATHS)
