@@ -4,6 +4,8 @@ is left behind, and a tournament full of them is stored to the last game."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import json
 import os
 import resource
@@ -206,6 +208,7 @@ def test_nothing_a_bot_writes_is_seen_by_the_host_or_outlives_its_game() -> None
 
 
 IPC_KEY = 0x4152454E  # tests/arena/hostile/ipc_channel.py
+IPC_QUEUE = b"/arena-channel"
 NOTHING = {"shm": None, "msg": None, "sem": None, "mq": None}
 
 
@@ -227,11 +230,13 @@ def host_ipc_objects(key: int) -> list[str]:
     return found
 
 
-def remove_host_ipc_objects(key: int) -> None:
-    """Clean up after a weaker sandbox (the host's objects with ``key``)."""
+def remove_host_ipc_objects(key: int, queue: bytes) -> None:
+    """Clean up after a weaker sandbox: the host's objects with ``key``, its POSIX
+    message queue ``queue``."""
     if host_ipc_objects(key) and shutil.which("ipcrm"):
         for flag in ("-M", "-Q", "-S"):
             subprocess.run(["ipcrm", flag, str(key)], capture_output=True, check=False)
+    ctypes.CDLL(ctypes.util.find_library("rt")).mq_unlink(queue)
 
 
 @pytest.mark.skipif(not ISOLATION.ipc, reason="no IPC namespace here")
@@ -244,7 +249,7 @@ def test_games_cannot_pass_messages_through_ipc_and_nothing_of_it_survives() -> 
         writer.close()
     afterwards = read_from_another_game()
     left = host_ipc_objects(IPC_KEY)
-    remove_host_ipc_objects(IPC_KEY)
+    remove_host_ipc_objects(IPC_KEY, IPC_QUEUE)
     assert (at_the_same_time, afterwards, left) == (NOTHING, NOTHING, [])
 
 
@@ -256,8 +261,8 @@ def test_a_command_naming_a_host_path_does_not_start_and_reads_nothing(tmp_path:
     source = command_source("raw_bot.py", "read", str(database))
     bot = make_bot(source)
     outcome = play_against_random(bot)
-    message = outcome["details"]["message"]
     assert (outcome.get("offender"), outcome.get("reason")) == (0, "crash")
+    message = outcome["details"]["message"]
     assert f"names {str(database)!r}, which is outside the sandbox" in message
     assert "SECRET-ROW" not in message + bot.last_stderr.decode()
     assert bot.last_process is None  # it never started
@@ -274,8 +279,8 @@ def test_memory_is_limited_for_the_whole_bot_not_per_process() -> None:
     sandbox = start_script("memory_split.py", "4", "96", memory_bytes=256 * MIB)
     try:
         report = read_json_line(sandbox)
+        assert report["held"] <= 2 and report["held"] + report["died"] == 4
         ending = sandbox.describe_end(sandbox.kill())
     finally:
         sandbox.close()
-    assert report["held"] <= 2 and report["held"] + report["died"] == 4
     assert "reached its memory limit, 256 MiB for all its processes" in ending
