@@ -112,6 +112,7 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
             markup=False,
             highlight=False,
         )
+    console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
 
 
 @app.command("list")

@@ -33,7 +33,7 @@ from arena.sandbox.isolation import (
     in_child,
     namespace_flags,
 )
-from arena.sandbox.limits import MIB, SandboxLimits
+from arena.sandbox.limits import GIB, MIB, SandboxLimits
 from arena.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
 from arena.sandbox.runtime import CODE_DIR, WORK_DIR, check_named_paths, host_runtime
 from arena.sandbox.uids import UidLease
@@ -119,6 +119,10 @@ def _own_process_count() -> int:
     return count
 
 
+def _size(size: int) -> str:
+    return f"{size / GIB:g} GiB" if size % GIB == 0 else f"{size / MIB:g} MiB"
+
+
 def describe_exit(returncode: int | None) -> str:
     """``exited with status 1`` / ``killed by SIGXCPU (CPU time limit)`` …"""
     if returncode is None:
@@ -195,7 +199,7 @@ class SandboxedProcess:
         """What holds this bot's memory and process count, in words."""
         held = self.cgroup.enforced if self.cgroup else Enforced()
         kind = f"cgroup v{self.isolation.cgroups.version}"
-        memory = f"memory {self.limits.memory_bytes / MIB:g} MiB"
+        memory = f"memory {_size(self.limits.memory_bytes)}"
         if held.memory:
             memory += f" for the whole bot ({kind}{', swap included' if held.swap else ''})"
         else:
@@ -213,8 +217,8 @@ class SandboxedProcess:
         """:func:`describe_exit`, and whether the bot's memory limit was hit."""
         text = describe_exit(returncode)
         if self.cgroup is not None and self.cgroup.oom_kills():
-            memory = self.limits.memory_bytes / MIB
-            text += f" (the bot reached its memory limit, {memory:g} MiB for all its processes)"
+            memory = _size(self.limits.memory_bytes)
+            text += f" (the bot reached its memory limit, {memory} for all its processes)"
         return text
 
     def _write_code(self, files: Mapping[str, str]) -> Path:
@@ -291,7 +295,7 @@ class SandboxedProcess:
             supervise=isolation.pids,
             status_fd=status_write,
             cgroup_joins=tuple(joins),
-            cgroup_namespace=isolation.cgroup_namespace and self.cgroup is not None,
+            cgroup_namespace=isolation.cgroup_namespace,
             root=root,
             uid=self.uid if isolation.user else None,
             rlimits=(

@@ -16,7 +16,7 @@ from arena.botstore import find_bot, spec_of
 from arena.cli import app
 from arena.db import open_database, session_scope
 from arena.runner import play_game
-from arena.sandbox import SandboxLimits
+from arena.sandbox import SandboxLimits, detect_isolation
 from arena.submission import SubmissionRejected, check_submission
 from bots.simple import RandomBot
 from engines.registry import get_game
@@ -130,6 +130,8 @@ def test_a_good_bot_is_checked_then_registered(db: Path) -> None:
     code, out = add(db, "example", "-g", "kardinal", "--python", str(example))
     assert code == 0, out
     assert "checked: example-python speaks protocol 1 and answered 'take" in out
+    whole_bot = detect_isolation().cgroups.enforced.memory
+    assert f"sandbox: memory 2 GiB {'for the whole bot' if whole_bot else 'per process'}" in out
     assert "registered example@1" in out
     assert stored(db) == ["example"]
 
