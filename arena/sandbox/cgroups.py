@@ -282,8 +282,10 @@ def _v2_parent(mounts: list[_Mount], own: dict[str, str]) -> tuple[str | None, s
     wanted = set(WANTED) & _words(here / "cgroup.controllers")
     if not wanted:
         return str(here), f"cgroup v2 at {unified.point} offers no memory or pids controller"
-    if own[""] == "/" or wanted <= _words(here / "cgroup.subtree_control"):
+    if wanted <= _words(here / "cgroup.subtree_control"):
         return str(here), ""
+    if not (here / "cgroup.type").exists():  # the real root, where processes may stay
+        return _enable(here, wanted)
     if here.name == HOST_LEAF and wanted <= _words(here.parent / "cgroup.subtree_control"):
         return str(here.parent), ""
     return _delegate(here, wanted)
@@ -303,10 +305,20 @@ def _delegate(here: Path, wanted: set[str]) -> tuple[str | None, str]:
     try:
         leaf.mkdir(exist_ok=True)
         (leaf / "cgroup.procs").write_text(str(os.getpid()))
-        (here / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in sorted(wanted)))
     except OSError as exc:
+        return None, f"cannot move the arena into {str(leaf)!r}: {exc.strerror}"
+    parent, note = _enable(here, wanted)
+    if parent is None:
         with contextlib.suppress(OSError):
             (here / "cgroup.procs").write_text(str(os.getpid()))
+    return parent, note
+
+
+def _enable(here: Path, wanted: set[str]) -> tuple[str | None, str]:
+    """Hand the controllers ``wanted`` to the children of ``here``."""
+    try:
+        (here / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in sorted(wanted)))
+    except OSError as exc:
         return None, f"cannot delegate cgroup v2 controllers in {str(here)!r}: {exc.strerror}"
     return str(here), ""
 
