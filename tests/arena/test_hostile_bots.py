@@ -1,5 +1,8 @@
 """Hostile bots: each ends as a forfeit with the right reason, nothing hangs, nothing
-is left behind, and a tournament full of them is stored to the last game."""
+is left behind, and a tournament full of them is stored to the last game; and the
+escapes of issue 14: files left in host folders, IPC between games, host paths named
+by a command, memory spread over processes (tests/arena/test_sandbox.py checks the
+rest of what a bot sees and its cgroup)."""
 
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ from tests.arena.hostile import (
     start_script,
 )
 
+ISOLATION = detect_isolation()
 HOSTILE = {
     "endless loop": (python_source("endless_loop.py", "EndlessLoop"), "timeout", "in time"),
     "sleeping forever": (python_source("sleeper.py", "Sleeper"), "timeout", "in time"),
@@ -95,7 +99,7 @@ def test_a_hostile_bot_forfeits_with_the_right_reason_and_leaves_nothing(case: s
 
 
 @pytest.mark.skipif(
-    not (detect_isolation().pids or detect_isolation().user),
+    not (ISOLATION.pids or ISOLATION.user),
     reason="needs a PID namespace or a user id of the bot's own",
 )
 def test_a_process_that_leaves_the_group_is_killed_too() -> None:
@@ -182,8 +186,6 @@ def test_a_tournament_of_hostile_bots_stores_every_game_with_the_reasons(tmp_pat
 
 
 # -- escapes: what a bot must not keep, share or see (issue 14) --------------------------
-
-ISOLATION = detect_isolation()
 
 
 @pytest.mark.skipif(
