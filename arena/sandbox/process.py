@@ -143,6 +143,8 @@ class SandboxedProcess:
 
     ``argv`` items may contain ``{code}``, replaced by the directory holding
     ``files`` (read-only for the bot). ``env`` adds to the scrubbed environment.
+    ``isolation`` chooses fences (at most those :func:`detect_isolation` found; all of
+    them by default, none when ``limits.isolate`` is off).
 
     Raises:
         SandboxError: the program cannot be started (not found, not executable, its
@@ -158,10 +160,13 @@ class SandboxedProcess:
         cpu_seconds: int,
         files: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
         if not argv:
             raise SandboxError("the bot command is empty")
-        self.isolation: Isolation = detect_isolation() if limits.isolate else NO_ISOLATION
+        if not limits.isolate:
+            isolation = NO_ISOLATION
+        self.isolation: Isolation = isolation or detect_isolation()
         self.limits = limits
         self._lease = UidLease() if self.isolation.user else None
         self.uid = self._lease.uid if self._lease else os.geteuid()

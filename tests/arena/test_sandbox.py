@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.runner import play_game
 from arena.sandbox import (
     GIB,
@@ -325,3 +327,14 @@ def test_the_bots_die_with_an_arena_killed_outright() -> None:
         for left in Path(parent).glob(f"arena-bot-{uid}-*"):
             shutil.rmtree(left)
     sweep(ISOLATION.cgroups.parents, f"arena-bot-{uid}-")
+
+
+def test_the_sandbox_bench_times_every_fence_and_each_left_out() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["bench", "sandbox", "--starts", "2"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "every fence" in result.output
+    assert ("without its cgroup" in result.output) == bool(ISOLATION.cgroups.parents)
+    assert ("without the fresh root" in result.output) == ISOLATION.filesystem
+    refused = runner.invoke(app, ["bench", "sandbox", "--starts", "0"])
+    assert refused.exit_code == 2 and "--starts must be at least 1" in refused.output
