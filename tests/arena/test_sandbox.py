@@ -210,24 +210,26 @@ def test_a_cgroup_kills_its_whole_tree_and_is_removed(parents: list[str]) -> Non
                     found.add(pid)
         return found
 
-    with adopting_orphans():
-        script = "sleep 600 & (setsid sleep 600 &); sleep 600"
-        tree = subprocess.Popen(["sh", "-c", script], preexec_fn=join)
-        for fd in joins:
-            os.close(fd)
-        deadline = time.monotonic() + 60
-        while len(sleepers()) < 3 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        asleep = sleepers()
-        assert len(asleep) == 3  # the one in a session of its own too
-        cgroup.kill()
-        tree.wait(60)
-        for pid in asleep:
-            with contextlib.suppress(ChildProcessError):  # its shell reaped it
-                os.waitpid(pid, 0)
-    assert cgroup.members() == set()
     paths = list(cgroup.paths)
-    cgroup.remove()
+    try:
+        with adopting_orphans():
+            script = "sleep 600 & (setsid sleep 600 &); sleep 600"
+            tree = subprocess.Popen(["sh", "-c", script], preexec_fn=join)
+            for fd in joins:
+                os.close(fd)
+            deadline = time.monotonic() + 60
+            while len(sleepers()) < 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            asleep = sleepers()
+            assert len(asleep) == 3  # the one in a session of its own too
+            cgroup.kill()
+            tree.wait(60)
+            for pid in asleep:
+                with contextlib.suppress(ChildProcessError):  # its shell reaped it
+                    os.waitpid(pid, 0)
+        assert cgroup.members() == set()
+    finally:
+        cgroup.remove()  # after a failure too: it kills what is left
     assert [path for path in paths if path.exists()] == []
 
 
