@@ -8,7 +8,9 @@ tournaments run.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,15 +24,18 @@ from arena.botloader import (
     PYTHON,
     BotSource,
     BotSpec,
+    bundle_files,
     python_bot_class_name,
 )
 from arena.errors import ArenaError, NotFoundError
 from arena.models import BotVersion, GameSeat
+from arena.sandbox.runtime import host_runtime
 from bots.registry import UnknownBotError, get_bot_kind
 from engines.registry import get_game
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,63}")
 MAX_CODE_BYTES = 1_000_000
+SAFE_WORD = re.compile(r"[\w@%+=:,./{}-]+")
 
 
 class BotRegistryError(ArenaError):
@@ -82,15 +87,114 @@ def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSour
     return BotSource(PYTHON, entry, dict(params or {}), code)
 
 
-def command_source(command: str) -> BotSource:
-    """A bot run as ``command`` speaking the JSON-lines protocol.
+def command_source(
+    command: str, *, also: Sequence[str] = (), base: Path | None = None
+) -> BotSource:
+    """A bot run as ``command`` speaking the JSON-lines protocol, stored with its files.
+
+    Each word of the command that names an existing file or folder the sandbox does
+    not show (absolute, or relative to ``base``, the current directory by default; also
+    the file of a ``FILE:Class`` word and the value of ``--option=PATH``), and each
+    path in ``also``, is read now and stored with the bot as ``{code}/NAME`` (a folder
+    with the files in it), and the stored command names the copy: tournaments run the
+    stored code, on any machine, never the user's files. Words naming what the sandbox
+    shows (the system's programs, the arena's Python, the bot SDK) stay as they are.
 
     Raises:
-        BotRegistryError: an empty command.
+        BotRegistryError: an empty command or one that cannot be split into words, a
+            path in ``also`` that does not exist, a file that cannot be read or is not
+            UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
     """
-    if not command.strip():
+    text = command.strip()
+    if not text:
         raise BotRegistryError("the bot command is empty")
-    return BotSource(COMMAND, command.strip())
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise BotRegistryError(f"bad bot command {text!r}: {exc}") from None
+    base = base or Path.cwd()
+    runtime = host_runtime()
+    files: dict[str, str] = {}
+    for index, word in enumerate(words):
+        before, path_text, after = _path_in_word(word)
+        if not path_text or (index == 0 and "/" not in path_text):
+            continue  # a program name is looked up on the sandbox's PATH
+        path = Path(base, path_text).absolute()
+        if path.exists() and not runtime.shows(str(path)):
+            words[index] = f"{before}{{code}}/{_store(path, files)}{after}"
+    for extra in also:
+        path = Path(base, extra).absolute()
+        if not path.exists():
+            raise BotRegistryError(f"no file or folder {extra!r} to store with the bot")
+        _store(path, files)
+    if not files:
+        return BotSource(COMMAND, text)
+    return BotSource(COMMAND, " ".join(map(_quote_word, words)), {}, bundle_files(files))
+
+
+def _path_in_word(word: str) -> tuple[str, str, str]:
+    """``word`` as (before, path, after): ``--opt=PATH`` and ``PATH:Class`` name PATH."""
+    before, value = "", word
+    if word.startswith("-"):
+        option, equals, value = word.partition("=")
+        if not equals:
+            return word, "", ""
+        before = option + equals
+    head, colon, tail = value.rpartition(":")
+    if colon and head and tail.isidentifier():
+        return before, head, colon + tail
+    return before, value, ""
+
+
+def _store(path: Path, files: dict[str, str]) -> str:
+    """Read the file or folder ``path`` into ``files`` under its name; returns the name.
+
+    Raises:
+        BotRegistryError: see :func:`command_source`.
+    """
+    name = path.resolve().name
+    if any(stored == name or stored.startswith(name + "/") for stored in files):
+        raise BotRegistryError(
+            f"two files or folders named {name!r} would be stored with the bot: rename one"
+        )
+    if path.is_dir():
+        for folder, subfolders, names in os.walk(path):
+            subfolders[:] = sorted(d for d in subfolders if not _skipped(d))
+            for file in sorted(n for n in names if not _skipped(n)):
+                inside = Path(folder, file).relative_to(path).as_posix()
+                files[f"{name}/{inside}"] = _read_text(Path(folder, file))
+    else:
+        files[name] = _read_text(path)
+    if sum(len(text.encode()) for text in files.values()) > MAX_CODE_BYTES:
+        raise BotRegistryError(
+            f"the files stored with the bot are larger than {MAX_CODE_BYTES} bytes "
+            f"(adding {str(path)!r})"
+        )
+    return name
+
+
+def _skipped(name: str) -> bool:
+    """Hidden entries and byte-code caches are not part of a bot's code."""
+    return name.startswith(".") or name == "__pycache__"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BotRegistryError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BotRegistryError(
+            f"{str(path)!r} is not UTF-8 text: only text is stored with a bot; a compiled "
+            "program must be installed on the host (/usr/local/bin) to run in the sandbox"
+        ) from None
+
+
+def _quote_word(word: str) -> str:
+    """``word`` for the stored command; ``{code}/…`` needs no quotes."""
+    return word if SAFE_WORD.fullmatch(word) else shlex.quote(word)
 
 
 def add_bot(

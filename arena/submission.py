@@ -49,6 +49,8 @@ class CheckResult:
     action: str | None
     """The sample move (None when the bot reported an error instead)."""
     move_seconds: float
+    sandbox: str
+    """What held the bot's memory and processes (:meth:`SandboxedProcess.enforced`)."""
     warning: str | None = None
 
 
@@ -81,7 +83,8 @@ def check_submission(
             bot.new_game(info)
         except BotFault as fault:
             raise _rejected(fault, bot.last_stderr) from None
-        assert bot.handshake is not None
+        assert bot.handshake is not None and bot.process is not None
+        enforced = bot.process.enforced()
         legal = state.legal_actions()
         started = time.perf_counter()
         warning = None
@@ -98,6 +101,7 @@ def check_submission(
             games=bot.handshake.games,
             action=action,
             move_seconds=time.perf_counter() - started,
+            sandbox=enforced,
             warning=warning,
         )
     finally:

@@ -34,7 +34,6 @@ from arena.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
-    describe_exit,
 )
 from bots.base import (
     Bot,
@@ -406,7 +405,7 @@ class SubprocessBot(Bot):
             code = self.process.process.wait(self.limits.quit_seconds)
         except subprocess.TimeoutExpired:
             return "closed its output"
-        return describe_exit(code)
+        return self.process.describe_end(code)
 
 
 def _read_handshake(reply: Mapping[str, Any]) -> Handshake:

@@ -197,6 +197,33 @@ def protocol(
     console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
 
 
+@app.command("sandbox")
+def sandbox(
+    starts: Annotated[int, typer.Option(help="starts and ends to time per variant")] = 100,
+) -> None:
+    """What each fence of the sandbox adds to a game's start and end: /bin/true started
+    and closed with every fence, and without each costly one in turn."""
+    from arena.sandbox import detect_isolation
+    from arena.sandbox_bench import fence_costs
+
+    if starts < 1:
+        raise ArenaError(f"--starts must be at least 1, not {starts}")
+    costs = fence_costs(starts=starts)
+    table = Table(title=f"sandbox start and end of /bin/true, {starts} each, interleaved")
+    for column in ("fences", "start median ms", "start p90 ms", "end median ms"):
+        table.add_column(column, justify="right" if column != "fences" else "left")
+    for cost in costs:
+        ordered = sorted(cost.starts)
+        table.add_row(
+            cost.variant,
+            f"{statistics.median(cost.starts) * 1e3:.1f}",
+            f"{ordered[int(0.9 * (len(ordered) - 1))] * 1e3:.1f}",
+            f"{statistics.median(cost.ends) * 1e3:.1f}",
+        )
+    console.print(table)
+    console.print(f"sandbox: {detect_isolation().describe()}", highlight=False)
+
+
 @app.command("solver")
 def solver(
     game: Annotated[str, typer.Argument(help="the patience to solve (blumengarten)")],

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from sqlmodel import Session
 
-from arena.botloader import BUILTIN, BotSource
+from arena.botloader import BUILTIN, COMMAND, BotSource, command_files
 from arena.botstore import (
     add_bot,
     builtin_source,
@@ -39,7 +39,19 @@ def add(
         str | None, typer.Option(help="FILE[:Class] with a class that has act()")
     ] = None,
     cmd: Annotated[
-        str | None, typer.Option(help="a command that speaks the JSON-lines bot protocol")
+        str | None,
+        typer.Option(
+            help="a command that speaks the JSON-lines bot protocol; the files and folders "
+            "it names are stored with the bot"
+        ),
+    ] = None,
+    file: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--file",
+            help="with --cmd: a file or folder the bot needs that its command does not name "
+            "(stored with it, next to the named ones)",
+        ),
     ] = None,
     param: Annotated[
         list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
@@ -50,7 +62,8 @@ def add(
     db: DbOption = None,
 ) -> None:
     """Register a bot (or a new version of it). A --python or --cmd bot must first pass
-    the submission check: start, handshake and one legal move on a sample position."""
+    the submission check: start, handshake and one legal move on a sample position.
+    Its code is stored (a --cmd bot's files too): tournaments never read your files."""
     chosen = [
         flag
         for flag, value in (("--builtin", builtin), ("--python", python), ("--cmd", cmd))
@@ -58,6 +71,8 @@ def add(
     ]
     if len(chosen) != 1:
         raise ArenaError("give exactly one of --builtin KIND, --python FILE[:Class], --cmd COMMAND")
+    if file and cmd is None:
+        raise ArenaError("--file goes with --cmd: a --python bot is one file")
     params = parse_assignments(param or [], "parameter")
     if builtin is not None:
         source = builtin_source(builtin, game, params)
@@ -66,7 +81,7 @@ def add(
     else:
         if params:
             raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
-        source = command_source(cmd or "")
+        source = command_source(cmd or "", also=file or [])
     if source.kind != BUILTIN:
         _check_submission(source, game, name, check_time)
     engine = database(db)
@@ -75,6 +90,9 @@ def add(
         label = bot.label
     if created:
         console.print(f"registered [bold]{label}[/] ({source.kind}: {source.entry}) for {game}")
+        if source.kind == COMMAND and source.code:
+            stored = ", ".join(command_files(source.code))
+            console.print(f"stored with it: {stored}", markup=False, highlight=False)
     else:
         console.print(f"unchanged: [bold]{label}[/] already has this code")
 
@@ -94,6 +112,7 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
             markup=False,
             highlight=False,
         )
+    console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
 
 
 @app.command("list")

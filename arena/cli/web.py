@@ -37,19 +37,29 @@ def serve(
         bool, typer.Option(help="also start a worker process that runs queued tournaments")
     ] = True,
     executor: ExecutorOption = None,
+    allow_weak_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--allow-weak-sandbox",
+            help="accept bot uploads even where the sandbox lacks isolation the docs promise "
+            "(local use only)",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
-    """Serve the pages and the JSON API (docs at /api/docs) over the database."""
+    """Serve the pages and the JSON API (docs at /api/docs) over the database. It states
+    the sandbox's isolation at start, and takes bot uploads only if it is complete."""
     import uvicorn
 
-    from arena.web.app import create_app
+    from arena.web.app import WebSettings, create_app
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
     if executor is not None and executor not in ("ray", "local"):
         raise ArenaError(f"--executor must be ray or local, not {executor!r}")
     url = resolve_url(db)
-    app = create_app(database(url))
+    app = create_app(database(url), settings=WebSettings(allow_weak_sandbox=allow_weak_sandbox))
+    console.print(app.state.arena.sandbox.statement(), markup=False, highlight=False)
     child = _start_worker(url, executor) if worker else None
     try:
         console.print(f"arena: serving http://{host}:{port}/ (API docs at /api/docs)")

@@ -295,7 +295,9 @@ def submit_bot(
 ) -> schemas.SubmittedBot:
     """Submit a bot (``arena bots add``): a Python file, or an archive plus a command.
     It must pass the submission check (start in the sandbox, handshake, one legal move)
-    before it is stored; 422 with the reason otherwise. Rate-limited per token."""
+    before it is stored; 422 with the reason otherwise. Rate-limited per token. 503 where
+    the sandbox lacks isolation the docs promise (unless the server allows that)."""
+    ctx.sandbox.check_upload()
     settings = ctx.settings
     try:
         check_name(name)

@@ -27,10 +27,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.db import open_database
 from arena.errors import ArenaError, NotFoundError, StorageError
 from arena.report import ReportError
+from arena.sandbox import Isolation, detect_isolation
 from arena.tournament import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
 from arena.web.checker import CheckFailed
+from arena.web.sandbox_gate import SandboxGate, WeakSandbox
 from arena.web.uploads import UploadError, UploadLimits
 from engines.errors import GameError, UnknownGameError
 
@@ -69,6 +71,8 @@ class WebSettings:
     max_bots: int = 32
     report_sync_seconds: float = 0.5
     """Reports slower than this are refreshed in the background (see arena/web/cache.py)."""
+    allow_weak_sandbox: bool = False
+    """Take bot uploads even where the sandbox lacks isolation the docs promise."""
 
     @property
     def body_bytes(self) -> int:
@@ -84,6 +88,7 @@ class WebContext:
     settings: WebSettings
     templates: Jinja2Templates
     reports: ReportCache
+    sandbox: SandboxGate
     replays: Memo = field(default_factory=Memo)
     check_slots: threading.BoundedSemaphore = field(init=False)
 
@@ -111,6 +116,7 @@ def status_of(exc: Exception) -> int:
         (RateLimited, 429),
         (StorageError, 503),
         (CheckFailed, 503),
+        (WeakSandbox, 503),
         (Busy, 503),
     ]
     return next((status for kind, status in statuses if isinstance(exc, kind)), 422)
@@ -234,10 +240,14 @@ def _install_error_handlers(app: FastAPI) -> None:
 
 
 def create_app(
-    database: Engine | str | None = None, *, settings: WebSettings | None = None
+    database: Engine | str | None = None,
+    *,
+    settings: WebSettings | None = None,
+    isolation: Isolation | None = None,
 ) -> FastAPI:
     """The web app over ``database`` (an engine, or a URL or SQLite path opened and
-    migrated like the command line's ``--db``).
+    migrated like the command line's ``--db``); bots are uploaded only where
+    ``isolation`` (this machine's, by default) is complete or the settings allow less.
 
     Raises:
         StorageError: the database cannot be opened.
@@ -264,6 +274,7 @@ def create_app(
         settings=settings,
         templates=templates,
         reports=ReportCache(sync_seconds=settings.report_sync_seconds),
+        sandbox=SandboxGate(isolation or detect_isolation(), settings.allow_weak_sandbox),
     )
     _install_error_handlers(app)
 

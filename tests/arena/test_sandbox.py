@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
-from arena import sandbox
+from arena.cli import app
 from arena.runner import play_game
 from arena.sandbox import (
     GIB,
     MIB,
+    NO_ISOLATION,
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
-    _mount_layout,
     describe_exit,
     detect_isolation,
+    kernel,
+    uids,
 )
+from arena.sandbox.cgroups import BotCgroup, candidates, sweep
+from arena.sandbox.runtime import host_runtime
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source
@@ -92,18 +100,137 @@ def test_the_bot_is_pid_1_of_its_own_namespace(snooped: tuple[dict[str, Any], An
     assert facts["pid"] == 1
 
 
-@pytest.mark.skipif(not ISOLATION.mounts, reason="no mount namespace here")
-def test_the_bot_sees_a_fresh_tmp_with_only_its_own_directory(
+@pytest.mark.skipif(not ISOLATION.filesystem, reason="no fresh root here")
+def test_the_bot_sees_a_fresh_empty_tmp(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["tmp_entries"] == []
+
+
+@pytest.mark.skipif(not ISOLATION.filesystem, reason="no fresh root here")
+def test_the_bot_sees_the_runtime_and_nothing_else_of_the_host(
     snooped: tuple[dict[str, Any], Any],
 ) -> None:
-    facts, sandbox = snooped
-    # Its own directory shows up there only when the host keeps it in /tmp, and so does
-    # the checkout when it lies in /tmp: the SDK it runs stays visible.
-    visible = {sandbox.base, Path(__file__).resolve()}
-    expected = sorted(
-        {path.relative_to("/tmp").parts[0] for path in visible if path.is_relative_to("/tmp")}
-    )
-    assert sorted(facts["tmp_entries"]) == expected
+    facts, _ = snooped
+    runtime = host_runtime()
+    top = {Path(path).parts[1] for path in runtime.read_only} | {
+        Path(link).parts[1] for link, _ in runtime.links
+    }
+    assert set(facts["root_entries"]) == top | {"bot", "dev", "etc", "proc", "tmp", "var"}
+    etc = {Path(path).name for path in runtime.read_only if path.startswith("/etc/")}
+    assert set(facts["etc_entries"]) == etc | {"passwd", "group", "hosts"}
+    # The checkout that holds the SDK shows only the SDK (and the virtual environment
+    # when it lies inside): not its database, configuration, other code or .git.
+    checkout = str(Path(__file__).resolve().parents[2])
+    shown = set(facts["python_path"][checkout])
+    assert {"bots", "engines"} <= shown <= {"bots", "engines", ".venv"}
+    assert not {"pyproject.toml", "arena", "tests", ".git"} & shown
+
+
+@pytest.mark.skipif(not ISOLATION.uts, reason="no UTS namespace here")
+def test_the_bot_has_a_host_name_of_its_own(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["hostname"] == "arena-bot" != socket.gethostname()
+
+
+@pytest.mark.skipif(
+    not (ISOLATION.cgroup_namespace and ISOLATION.cgroups.parents),
+    reason="no cgroup namespace or cgroups here",
+)
+def test_the_bot_sees_its_cgroup_as_the_root(snooped: tuple[dict[str, Any], Any]) -> None:
+    facts, _ = snooped
+    assert facts["cgroups"] == ["/"]
+
+
+def cgroup_value(cgroup: BotCgroup, *names: str) -> int:
+    """The first of the interface files ``names`` that the bot's cgroup has, as a number."""
+    for path in cgroup.paths:
+        for name in names:
+            if (path / name).exists():
+                return int((path / name).read_text())
+    raise AssertionError(f"no {names} in {cgroup.paths}")
+
+
+@pytest.mark.skipif(
+    not (ISOLATION.cgroups.enforced.memory and ISOLATION.cgroups.enforced.pids),
+    reason="no cgroup memory and pids controllers here",
+)
+def test_each_bot_has_a_cgroup_with_its_limits_that_goes_with_it() -> None:
+    limits = SandboxLimits(memory_bytes=300 * MIB, processes=20)
+    process = SandboxedProcess(["sleep", "60"], limits=limits, cpu_seconds=5)
+    cgroup = process.cgroup
+    assert cgroup is not None
+    paths = list(cgroup.paths)
+    try:
+        assert cgroup_value(cgroup, "memory.max", "memory.limit_in_bytes") == 300 * MIB
+        assert cgroup_value(cgroup, "pids.max") == 20
+        assert (process.bot_pid or process.process.pid) in cgroup.members()
+        assert "300 MiB for the whole bot" in process.enforced()
+    finally:
+        process.close()
+    assert [path for path in paths if path.exists()] == []
+
+
+def writable_hierarchies() -> list[Any]:
+    found = candidates() if os.geteuid() == 0 else {}
+    return [
+        pytest.param(parents, id=f"cgroup-v{version}")
+        for version, (parents, _) in found.items()
+        if parents and all(os.access(parent, os.W_OK) for parent in parents)
+    ]
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@contextlib.contextmanager
+def adopting_orphans() -> Iterator[None]:
+    """Orphans of this process's descendants become its children meanwhile, to be
+    reaped here (this VM's init reaps none)."""
+    kernel.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    try:
+        yield
+    finally:
+        kernel.prctl(PR_SET_CHILD_SUBREAPER, 0)
+
+
+@pytest.mark.parametrize("parents", writable_hierarchies())
+def test_a_cgroup_kills_its_whole_tree_and_is_removed(parents: list[str]) -> None:
+    cgroup = BotCgroup.create(parents, f"arena-bot-test-{os.getpid()}", memory=GIB, processes=16)
+    joins = cgroup.open_joins()
+
+    def join() -> None:
+        for fd in joins:
+            os.write(fd, b"0")
+
+    def sleepers() -> set[int]:
+        found = set()
+        for pid in cgroup.members():
+            with contextlib.suppress(OSError):  # the subshell exits meanwhile
+                if Path(f"/proc/{pid}/comm").read_text() == "sleep\n":
+                    found.add(pid)
+        return found
+
+    paths = list(cgroup.paths)
+    try:
+        with adopting_orphans():
+            script = "sleep 600 & (setsid sleep 600 &); sleep 600"
+            tree = subprocess.Popen(["sh", "-c", script], preexec_fn=join)
+            for fd in joins:
+                os.close(fd)
+            deadline = time.monotonic() + 60
+            while len(sleepers()) < 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            asleep = sleepers()
+            assert len(asleep) == 3  # the one in a session of its own too
+            cgroup.kill()
+            tree.wait(60)
+            for pid in asleep:
+                with contextlib.suppress(ChildProcessError):  # its shell reaped it
+                    os.waitpid(pid, 0)
+        assert cgroup.members() == set()
+    finally:
+        cgroup.remove()  # after a failure too: it kills what is left
+    assert [path for path in paths if path.exists()] == []
 
 
 def test_a_file_over_the_size_limit_cannot_be_written() -> None:
@@ -141,48 +268,30 @@ def test_exit_codes_are_described(code: int, text: str) -> None:
     assert describe_exit(code) == text
 
 
-def test_a_directory_the_bot_cannot_enter_is_replaced_by_one_with_the_needed_path(
-    tmp_path: Path,
-) -> None:
-    private = tmp_path / "private"
-    (private / "python" / "bin").mkdir(parents=True)
-    (private / "secret").mkdir()
-    private.chmod(0o700)
-    overlays = _mount_layout([str(private / "python" / "bin")], 1_234_567, MIB)
-    by_directory = {overlay.directory: overlay for overlay in overlays}
-    assert by_directory[str(private)].keep == (str(private / "python"),)
-    assert by_directory[str(private)].options == "mode=0755,size=64k"
-    assert by_directory["/tmp"].options == f"mode=1777,size={MIB}"
-    depths = [overlay.directory.count("/") for overlay in overlays]
-    assert depths == sorted(depths)  # shallow first: deeper ones land in trees put back
-
-
-def test_paths_the_bot_can_enter_stay_as_they_are() -> None:
-    overlays = _mount_layout(["/usr/bin/env"], 1_234_567, MIB)
-    assert {overlay.directory for overlay in overlays} <= {"/tmp", "/var/tmp", "/dev/shm"}
-    assert all(overlay.keep == () for overlay in overlays)
-
-
-def test_isolation_is_described() -> None:
-    text = ISOLATION.describe()
-    assert "network namespace" in text and ("yes" in text or "no" in text)
+def test_isolation_is_described_with_what_is_missing() -> None:
+    assert "namespaces: none" in NO_ISOLATION.describe()
+    assert "a PID namespace" in NO_ISOLATION.missing()
+    assert "fresh root" in ISOLATION.describe() or not ISOLATION.filesystem
     assert os.geteuid() != 0 or ISOLATION.process_limit == ISOLATION.user
 
 
 @pytest.mark.skipif(not ISOLATION.user, reason="the arena does not run as root here")
-def test_a_directory_left_by_a_killed_arena_goes_when_its_user_id_is_leased_again(
+def test_what_a_killed_arena_left_goes_when_its_user_id_is_leased_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     limits = SandboxLimits()
-    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())
+    monkeypatch.setattr(uids, "_lease_counter", itertools.count())
     first = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
     first.close()
-    stale = first.base.parent / f"arena-bot-{first.uid}-left-behind"
-    (stale / "work").mkdir(parents=True)
-    monkeypatch.setattr(sandbox, "_lease_counter", itertools.count())  # the same slot again
+    name = f"arena-bot-{first.uid}-left-behind"
+    stale = [first.base.parent / name, *(Path(p) / name for p in ISOLATION.cgroups.parents)]
+    for directory in stale:
+        directory.mkdir()  # a cgroup directory is a cgroup
+    monkeypatch.setattr(uids, "_lease_counter", itertools.count())  # the same slot again
     second = SandboxedProcess(["true"], limits=limits, cpu_seconds=1)
     second.close()
-    assert second.uid == first.uid and not stale.exists()
+    assert second.uid == first.uid
+    assert [directory for directory in stale if directory.exists()] == []
 
 
 ARENA_THAT_DIES = """
@@ -219,3 +328,15 @@ def test_the_bots_die_with_an_arena_killed_outright() -> None:
     for parent in ("/dev/shm", "/tmp"):  # what a killed arena leaves (see the test above)
         for left in Path(parent).glob(f"arena-bot-{uid}-*"):
             shutil.rmtree(left)
+    sweep(ISOLATION.cgroups.parents, f"arena-bot-{uid}-")
+
+
+def test_the_sandbox_bench_times_every_fence_and_each_left_out() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["bench", "sandbox", "--starts", "2"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "every fence" in result.output
+    assert ("without its cgroup" in result.output) == bool(ISOLATION.cgroups.parents)
+    assert ("without the fresh root" in result.output) == ISOLATION.filesystem
+    refused = runner.invoke(app, ["bench", "sandbox", "--starts", "0"])
+    assert refused.exit_code == 2 and "--starts must be at least 1" in refused.output

@@ -9,15 +9,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import select
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, subprocess_bot
+from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, bundle_files, subprocess_bot
 from arena.runner import TimeControl
-from arena.sandbox import SandboxLimits
+from arena.sandbox import SandboxedProcess, SandboxLimits
 from arena.subprocess_bot import UNTIMED, SubprocessBot
 
 HERE = Path(__file__).resolve().parent
@@ -31,16 +32,19 @@ def python_source(file: str, cls: str) -> BotSource:
     return BotSource(PYTHON, cls, {}, (HERE / file).read_text())
 
 
-def command_source(*args: str) -> BotSource:
-    return BotSource(COMMAND, shlex.join([sys.executable, *args]))
+def command_source(file: str, *args: str) -> BotSource:
+    """``HERE/file`` run by the arena's Python as a ``command`` bot, stored with its file
+    (as `arena bots add --cmd` and an uploaded archive store them): ``{code}/file``."""
+    command = shlex.join([sys.executable, f"{{code}}/{file}", *args])
+    return BotSource(COMMAND, command, {}, bundle_files({file: (HERE / file).read_text()}))
 
 
 def raw_source(mode: str) -> BotSource:
-    return command_source(str(HERE / "raw_bot.py"), mode)
+    return command_source("raw_bot.py", mode)
 
 
 def scripted_source(steps: Sequence[tuple[dict[str, Any], list[Any]]]) -> BotSource:
-    return command_source(str(HERE / "scripted.py"), json.dumps(steps))
+    return command_source("scripted.py", json.dumps(steps))
 
 
 def make_bot(
@@ -54,6 +58,32 @@ def make_bot(
     spec = BotSpec(0, "hostile", game, source)
     chosen = dataclasses.replace(FAST, **limits)
     return subprocess_bot(spec, time_control=time_control, limits=chosen)
+
+
+def start_script(file: str, *args: str, **limits: Any) -> SandboxedProcess:
+    """``HERE/file`` run by the arena's Python straight in the sandbox (no protocol),
+    stored as a command bot's code is (``{code}/file``); :data:`FAST` limits, changed
+    by ``limits``."""
+    return SandboxedProcess(
+        [sys.executable, f"{{code}}/{file}", *args],
+        limits=dataclasses.replace(FAST, **limits),
+        cpu_seconds=60,
+        files={file: (HERE / file).read_text()},
+    )
+
+
+def read_json_line(process: SandboxedProcess, seconds: float = 60.0) -> Any:
+    """The next line the script writes on stdout, as JSON, waiting at most ``seconds``
+    (a line that does not come is an AssertionError with the script's stderr)."""
+    stdout, stderr = process.process.stdout, process.process.stderr
+    assert stdout is not None and stderr is not None
+    ready = select.select([stdout], [], [], seconds)[0]
+    line = stdout.readline() if ready else b""
+    if not line:
+        process.kill()
+        why = "the script ended" if ready else f"no line in {seconds} s"
+        raise AssertionError(f"{why}; stderr: {stderr.read().decode()[-2000:]}")
+    return json.loads(line)
 
 
 def processes_of(uid: int, *, zombies: bool = True) -> list[int]:

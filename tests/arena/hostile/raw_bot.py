@@ -5,6 +5,7 @@ peek           answers a move by asking for another seat's cards
 wrong_version  shakes hands in protocol version 2
 mute           never answers the handshake
 flood          answers a move with 1 GB on stdout, without a newline
+read FILE      copies FILE to stderr when it starts, then plays the first legal action
 """
 
 import json
@@ -12,6 +13,9 @@ import os
 import sys
 
 MODE = sys.argv[1]
+if MODE == "read":
+    with open(sys.argv[2]) as file:
+        sys.stderr.write(file.read())
 
 
 def send(message):
@@ -39,6 +43,8 @@ for line in sys.stdin:
             chunk = b"x" * 2**20
             for _ in range(1024):
                 os.write(1, chunk)
+        elif MODE == "read":
+            send({"type": "action", "action": message["legal_actions"][0]})
         elif MODE == "chatty":
             sys.stderr.write("chatter " * 2**17 + "done\n")
             sys.stderr.flush()

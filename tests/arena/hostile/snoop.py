@@ -5,6 +5,11 @@ import socket
 import sys
 
 
+def cgroup_lines():
+    with open("/proc/self/cgroup") as file:
+        return file.read().splitlines()
+
+
 class Snoop:
     """Reports what it can see of the sandbox on stderr, then plays the first action."""
 
@@ -27,6 +32,11 @@ class Snoop:
             "env": sorted(os.environ),
             "network": network,
             "limits": limits,
+            "hostname": socket.gethostname(),
+            "cgroups": sorted({line.split(":", 2)[2] for line in cgroup_lines()}),
+            "root_entries": os.listdir("/"),
+            "etc_entries": os.listdir("/etc"),
+            "python_path": {path: os.listdir(path) for path in os.environ["PYTHONPATH"].split(":")},
         }
         print("FACTS " + json.dumps(facts), file=sys.stderr)
         print("printed to stdout")

@@ -1,0 +1,136 @@
+"""The kernel calls the sandbox needs and Python 3.11 lacks (through ctypes).
+
+Every function raises :class:`OSError` with the call's name when the kernel refuses.
+The mount API calls (``open_tree``, ``move_mount``, ``mount_setattr``) have the same
+number on every architecture (system calls added since Linux 5.1 share one table).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 0x1
+MS_NOSUID = 0x2
+MS_NODEV = 0x4
+MS_NOEXEC = 0x8
+MS_REMOUNT = 0x20
+MS_BIND = 0x1000
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
+MNT_DETACH = 0x2
+
+MOUNT_ATTR_RDONLY = 0x1
+MOUNT_ATTR_NOSUID = 0x2
+MOUNT_ATTR_NODEV = 0x4
+
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+_SYS_OPEN_TREE = 428
+_SYS_MOVE_MOUNT = 429
+_SYS_MOUNT_SETATTR = 442
+_AT_FDCWD = -100
+_AT_EMPTY_PATH = 0x1000
+_AT_RECURSIVE = 0x8000
+_OPEN_TREE_CLONE = 1
+_MOVE_MOUNT_F_EMPTY_PATH = 0x4
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong]
+_libc.mount.argtypes += [ctypes.c_char_p]
+_libc.syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+    return result
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str) -> None:
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def detach(target: str) -> None:
+    """Unmount ``target`` lazily (it goes when nothing uses it any more)."""
+    _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+
+
+def clone_tree(path: str) -> int:
+    """A detached copy of the mount tree at ``path`` (submounts too), as a file
+    descriptor for :func:`attach_tree`."""
+    flags = _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE
+    return _check(
+        _libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, path.encode(), flags), f"open_tree {path}"
+    )
+
+
+def set_tree_attributes(tree: int, attributes: int) -> None:
+    """Set mount ``attributes`` (``MOUNT_ATTR_*``) on a cloned tree and every submount."""
+    attr = _MountAttr(attr_set=attributes)
+    _check(
+        _libc.syscall(
+            _SYS_MOUNT_SETATTR,
+            tree,
+            b"",
+            _AT_EMPTY_PATH | _AT_RECURSIVE,
+            ctypes.byref(attr),
+            ctypes.sizeof(attr),
+        ),
+        "mount_setattr",
+    )
+
+
+def attach_tree(tree: int, target: str) -> None:
+    _check(
+        _libc.syscall(
+            _SYS_MOVE_MOUNT, tree, b"", _AT_FDCWD, target.encode(), _MOVE_MOUNT_F_EMPTY_PATH
+        ),
+        f"move_mount {target}",
+    )
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    _check(_libc.pivot_root(new_root.encode(), put_old.encode()), "pivot_root")
+
+
+def sethostname(name: str) -> None:
+    data = name.encode()
+    _check(_libc.sethostname(data, len(data)), "sethostname")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc.prctl(option, value, 0, 0, 0), "prctl")

@@ -1,0 +1,57 @@
+"""What a submitted bot may use: :class:`SandboxLimits`."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """What a submitted bot may use. Times in seconds, sizes in bytes.
+
+    Attributes:
+        move_seconds: the per-move deadline when the tournament sets none.
+        game_seconds: the per-game time budget when the tournament sets none.
+        startup_seconds: start-up, handshake and ``new_game`` together.
+        memory_bytes: memory of the whole bot, every process it starts together
+            (its cgroup), and address space of each process (RLIMIT_AS).
+        file_bytes: the largest file it may write (RLIMIT_FSIZE).
+        scratch_bytes: the size of each fresh tmpfs (working directory, /tmp, /dev/shm).
+        processes: processes and threads of the whole bot (its cgroup, and
+            RLIMIT_NPROC of its user id).
+        stderr_bytes: how much of the end of its stderr is kept for its owner.
+        line_bytes: the longest message line it may write.
+        quit_seconds: how long it may take to exit after ``quit``.
+        isolate: use a user id, namespaces, a fresh root and a cgroup of its own
+            where possible.
+    """
+
+    move_seconds: float = 10.0
+    game_seconds: float = 600.0
+    startup_seconds: float = 10.0
+    memory_bytes: int = 2 * GIB
+    file_bytes: int = 16 * MIB
+    scratch_bytes: int = 64 * MIB
+    processes: int = 64
+    stderr_bytes: int = 64 * KIB
+    line_bytes: int = 1 * MIB
+    quit_seconds: float = 0.2
+    isolate: bool = True
+
+    def __post_init__(self) -> None:
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if item.name != "isolate" and not value > 0:
+                raise ValueError(f"sandbox limit {item.name} must be positive, not {value!r}")
+
+    def cpu_seconds(self, game_seconds: float) -> int:
+        """The CPU-time limit for a game with this budget: no more than one busy core."""
+        return int(game_seconds + self.startup_seconds) + 1
+
+
+DEFAULT_LIMITS = SandboxLimits()
