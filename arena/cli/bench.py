@@ -313,3 +313,30 @@ def web(
         f"{max(speed.seconds) * 1e3:.1f}",
     )
     console.print(table)
+
+
+@app.command("report")
+def report(
+    games: Annotated[int, typer.Option(help="games of the tournament to report")] = 100_000,
+    bots: Annotated[int, typer.Option(help="bot versions in its round robin")] = 8,
+) -> None:
+    """`arena report` on a large tournament in every format (and with --plot): in this
+    process and as a fresh command. Target: 5 s each for 100,000 games."""
+    import os
+
+    from arena.report_bench import report_speed
+
+    if games < 2 or bots < 2:
+        raise ArenaError(f"--games and --bots must be at least 2, not {games} and {bots}")
+    fill, timings = report_speed(games=games, bots=bots)
+    load = os.getloadavg()[0]
+    table = Table(
+        title=f"arena report, round robin of {games:,} stored games among {bots} bots, SQLite "
+        f"(filled in {fill:.1f} s; {platform.python_implementation()} "
+        f"{platform.python_version()}, load average {load:.1f} at the end)"
+    )
+    for column in ("format", "in process s", "arena report s"):
+        table.add_column(column, justify="left" if column == "format" else "right")
+    for timing in timings:
+        table.add_row(timing.format, f"{timing.in_process:.2f}", f"{timing.command:.2f}")
+    console.print(table)

@@ -56,6 +56,12 @@ FIRST_BLOCK = 64
 """Results whose LLRs :func:`sprt_sequence` computes in its first vectorised call."""
 
 
+MAX_ELO = 200.0
+"""The largest hypothesis (normalised Elo, either sign) the test takes: beyond about 230
+for pairs the constrained distribution cannot be found from the uniform start, and a
+test between such differences would decide within a few pairs anyway."""
+
+
 class SprtDecision(StrEnum):
     ACCEPT_H0 = "H0"
     ACCEPT_H1 = "H1"
@@ -66,8 +72,8 @@ class SprtDecision(StrEnum):
 class SprtSettings:
     """The test's hypotheses, in normalised Elo, and its error rates.
 
-    Raises RatingError unless ``elo0 < elo1``, ``0 < alpha, beta < 1`` and
-    ``alpha + beta < 1``.
+    Raises RatingError unless ``elo0 < elo1``, both within ±:data:`MAX_ELO`,
+    ``0 < alpha, beta < 1`` and ``alpha + beta < 1``.
     """
 
     elo0: float
@@ -76,6 +82,11 @@ class SprtSettings:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        if not (abs(self.elo0) <= MAX_ELO and abs(self.elo1) <= MAX_ELO):
+            raise RatingError(
+                f"SPRT elo0 {self.elo0!r} and elo1 {self.elo1!r} must lie within "
+                f"±{MAX_ELO:g} normalised Elo"
+            )
         if not self.elo0 < self.elo1:
             raise RatingError(f"SPRT needs elo0 < elo1, got {self.elo0!r} and {self.elo1!r}")
         if not (0.0 < self.alpha < 1.0 and 0.0 < self.beta < 1.0):
