@@ -96,6 +96,7 @@ class LiveStatistics:
         self._deals: dict[tuple[int, int], dict[str, float]] = {}
         self._pending: list[str] = []
         self._refitted_at = 0
+        self._last_sprt: str | None = None
 
     @property
     def enabled(self) -> bool:
@@ -150,7 +151,10 @@ class LiveStatistics:
                 )
             self._pending.append(self.elo_line())
         if self.sprt is not None:
-            self._pending.append(self.sprt.describe())
+            state = self.sprt.describe()
+            if state != self._last_sprt:  # a decided test stays decided: say it once
+                self._pending.append(state)
+                self._last_sprt = state
 
     def elo_line(self) -> str:
         """``Elo after 300 games: a@1 +35 ± 20, b@1 −35 ± 20``."""

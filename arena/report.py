@@ -56,6 +56,7 @@ from arena.tally import (
     load_games,
     standing,
     tally_games,
+    without_cycle_collection,
 )
 from arena.time_control import TimeClass, config_time_class, describe
 from engines.registry import get_game
@@ -538,6 +539,17 @@ def tournament_report(
     Raises:
         NotFoundError: no such tournament. ReportError: no games yet, a bad anchor.
     """
+    with without_cycle_collection():
+        return _tournament_report(engine, tournament_id, anchor, interval, ratings)
+
+
+def _tournament_report(
+    engine: Engine,
+    tournament_id: int,
+    anchor: str | None,
+    interval: IntervalMethod,
+    ratings: bool,
+) -> Report:
     info, order = _tournament_info(engine, tournament_id)
     games = load_games(engine, tournament_ids=[tournament_id])
     names = bot_names(
@@ -614,6 +626,18 @@ def game_leaderboard(
         UnknownGameError: no such game. ReportError: no games of it (of that seat count
         and time class) yet, or an unknown time class.
     """
+    with without_cycle_collection():
+        return _game_leaderboard(engine, game, anchor, interval, seats, time_class)
+
+
+def _game_leaderboard(
+    engine: Engine,
+    game: str,
+    anchor: str | None,
+    interval: IntervalMethod,
+    seats: int | None,
+    time_class: str | None,
+) -> Report:
     engine_game = get_game(game)
     name = engine_game.name
     wanted_class = _parse_time_class(time_class)

@@ -155,7 +155,7 @@ def _standing_fields(report: Report) -> list[_Field]:
         fields += [
             _Field(Column("wins", importance=USEFUL), lambda line: str(line.tally.wins)),
             _Field(Column("win rate"), lambda line: f"{100 * line.tally.win_rate:.1f}%"),
-            _Field(Column("95% Wilson", importance=USEFUL), _wilson),
+            _Field(Column("95% Wilson", short="Wilson"), _wilson, _wilson_compact),
             _Field(Column("mean score", short="score"), lambda ln: f"{ln.tally.mean_score:.2f}"),
         ]
     elif report.seats == 2:
@@ -207,6 +207,12 @@ def _wilson(line: BotLine) -> str:
     if line.win_rate_low is None or line.win_rate_high is None:
         return "—"
     return f"[{100 * line.win_rate_low:.1f}%, {100 * line.win_rate_high:.1f}%]"
+
+
+def _wilson_compact(line: BotLine) -> str:
+    if line.win_rate_low is None or line.win_rate_high is None:
+        return "—"
+    return f"{100 * line.win_rate_low:.0f}–{100 * line.win_rate_high:.0f}%"
 
 
 def standings(report: Report) -> PlainTable:

@@ -353,9 +353,10 @@ class TournamentRunner:
                         stop_reason = self._play(executor, pending, buffer, display, scheduled)
                         if stop_reason is not None or self._ends_early(test):
                             break
-                    batch_games = scheduler.next_batch(
-                        self._rated(), next_index=next_index, batch=batch
-                    )
+                    # Only the elo format decides on the stored games (sprt follows its
+                    # test, fixed formats are scheduled already).
+                    finished = self._rated() if self.config.format == "elo" else []
+                    batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
                     if not batch_games:
                         break
                     with session_scope(self.engine) as session:

@@ -19,7 +19,7 @@ and gives exactly the ratings and intervals of ``fit_elo`` on the same games.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -53,9 +53,9 @@ class LiveElo:
     def __init__(self, players: Sequence[str]):
         self.players = tuple(players)
         self._number = {name: i for i, name in enumerate(self.players)}
-        n = len(self.players)
-        self._wins = np.zeros((n, n))
-        self._draws = np.zeros((n, n))
+        self._wins: Counter[Pair] = Counter()
+        """Games (winner, loser); draws under (lower, higher) in ``_draws``."""
+        self._draws: Counter[Pair] = Counter()
         self._rotations: dict[GroupId, _Rotation] = defaultdict(_Rotation)
         self._a: dict[tuple[Pair, Pair], float] = defaultdict(float)
         self._b: dict[tuple[Pair, Pair], float] = defaultdict(float)
@@ -88,13 +88,11 @@ class LiveElo:
             i, j = self._index(first), self._index(second)
             if score not in (WIN, DRAW, LOSS):
                 raise RatingError(f"score {score!r} is not 0, 0.5 or 1")
-            if score == DRAW:
-                self._draws[i, j] += 1
-                self._draws[j, i] += 1
-            else:
-                winner, loser = (i, j) if score == WIN else (j, i)
-                self._wins[winner, loser] += 1
             pair = (i, j) if i < j else (j, i)
+            if score == DRAW:
+                self._draws[pair] += 1
+            else:
+                self._wins[(i, j) if score == WIN else (j, i)] += 1
             lower_points = score if i < j else 1.0 - score
             before = changed.get(pair, (0.0, 0))
             changed[pair] = (before[0] + lower_points, before[1] + 1)
@@ -134,7 +132,13 @@ class LiveElo:
 
     def counts(self) -> PairCounts:
         """The win and draw totals so far."""
-        return PairCounts.from_matrices(self.players, self._wins, self._draws)
+        n = len(self.players)
+        wins, draws = np.zeros((n, n)), np.zeros((n, n))
+        for (winner, loser), count in self._wins.items():
+            wins[winner, loser] = count
+        for (i, j), count in self._draws.items():
+            draws[i, j] = draws[j, i] = count
+        return PairCounts.from_matrices(self.players, wins, draws)
 
     def spread(self, strengths: FloatArray) -> tuple[FloatArray, int]:
         """The clustered residual spread ``J`` at ``strengths`` and the rotation count,

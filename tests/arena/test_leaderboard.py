@@ -28,7 +28,7 @@ def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path:
         db, "tournament", "run", *common, "-b", "random", "-b", "first-legal", "--games", "30"
     )
     assert code == 0, err
-    # A built-in search bot given 0.2 ms a move runs out of time at once, is suspended
+    # A built-in search bot given 5 ms a move runs out of time at once, is suspended
     # after 10 games and forfeits the rest unplayed.
     code, _, err = arena(
         db,
@@ -44,7 +44,7 @@ def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path:
         "--games",
         "10",
         "--time-per-move",
-        "0.0002",
+        "0.005",
     )
     assert code == 0, err
     with open_database(str(db)).connect() as connection:

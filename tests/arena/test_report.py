@@ -248,6 +248,23 @@ def test_live_elo_lines_in_the_piped_log_end_at_the_reports_elo(played: Played) 
         assert f"{bot['bot']} {bot['elo']:+.0f} ± {half:.0f}" in lines[-1]
 
 
+def test_the_web_counts_a_bots_games_as_the_report(played: Played) -> None:
+    from arena.web.queries import bot_detail
+
+    data = json.loads(arena(played.db, "report", "1", "-f", "json")[1])
+    detail = bot_detail(open_database(str(played.db)), "flaky", lambda game: {})
+    (version,) = detail.versions
+    (result,) = version.results
+    flaky = next(b for b in data["bots"] if b["bot"] == "flaky@1")
+    assert (result.games, result.wins, result.draws, result.losses) == (
+        flaky["games"],
+        flaky["wins"],
+        flaky["draws"],
+        flaky["losses"],
+    )
+    assert result.forfeits == flaky["forfeits_crash"] and version.forfeits == flaky["forfeits"]
+
+
 def test_bootstrap_intervals(played: Played) -> None:
     data = json.loads(arena(played.db, "report", "1", "-f", "json", "--interval", "bootstrap")[1])
     assert all(b["elo_low"] < b["elo_high"] for b in data["bots"])
@@ -355,7 +372,9 @@ def test_sprt_report_is_the_candidates_test_in_every_format(tmp_path: Path) -> N
         'game = "koenigsgarten"\nformat = "sprt"\nbots = ["random", "first-legal"]\n'
         "[sprt]\nelo0 = 0.0\nelo1 = 150.0\nbatch = 40\n"
     )
-    code, _, err = arena(db, "tournament", "run", str(config), "--executor", "local")
+    code, log, err = arena(
+        db, "tournament", "run", str(config), "--executor", "local", "--rating-interval", "4"
+    )
     assert code == 0, err
     data = json.loads(arena(db, "report", "1", "-f", "json")[1])
     test = data["sprt"]
@@ -381,6 +400,10 @@ def test_sprt_report_is_the_candidates_test_in_every_format(tmp_path: Path) -> N
     summary = test["summary"]
     assert f"LLR {llr:.2f}" in summary and f"{test['decision']} accepted" in summary
     assert data["tournament"]["message"] == summary
+    # The piped log showed the LLR against its bounds as it went, ending at the decision.
+    live = [line for line in log.splitlines() if re.match(r"(\[\d+/\d+\] )?SPRT", line)]
+    assert len(live) >= 2 and all("in [" in line for line in live)
+    assert live[-1].endswith(summary)
     for fmt in ("text", "md", "html"):
         out = arena(db, "report", "1", "-f", fmt)[1]
         assert out.count("LLR ") == 1 and f"LLR {llr:.2f}" in out, fmt
@@ -438,3 +461,33 @@ def test_sprt_settings_in_cutechess_form_and_type_in_a_config_file(tmp_path: Pat
     assert code == 2 and "bad --sprt setting 'elo2=5'" in err
     code, _, err = arena(db, "tournament", "run", str(config), "elo1=5")
     assert code == 2 and "SPRT settings follow --sprt" in err
+
+
+def test_solitaire_report_plots_win_rates_and_explains_the_mean_score(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    code, _, err = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "blumengarten",
+        "--type",
+        "solitaire",
+        "-b",
+        "random",
+        "-b",
+        "first-legal",
+        "--games",
+        "6",
+        "--executor",
+        "local",
+    )
+    assert code == 0, err
+    text = " ".join(arena(db, "report", "1")[1].split())  # lines wrapped at 80 joined
+    assert "mean score: the average score per deal (cards on the foundations" in text
+    assert "dup. Elo" in text and "Wilson" in text
+    assert re.search(r"\d+(\.\d)?%?[–,] ?\d+(\.\d)?%", text)  # the win rate's interval
+    png = tmp_path / "p.png"
+    assert arena(db, "report", "1", "-f", "json", "--plot", str(png))[0] == 0
+    width = int.from_bytes(png.read_bytes()[16:20], "big")  # the PNG header's width
+    assert width == 13 * 110  # two panels: duplicate Elo and win rate with its interval
