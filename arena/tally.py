@@ -124,9 +124,10 @@ def standing(game: CountedGame, builtin: Collection[int]) -> Standing:
     return Standing.RATED
 
 
-def rotation(tournament_id: int, game: IndexedGame) -> str:
-    """The rotation ``game`` belongs to: one deal at one table of one tournament."""
-    return f"{tournament_id}:{game.seed}:{sorted(game.seats)}"
+def rotation(tournament_id: int, game: IndexedGame) -> tuple[int, int, tuple[int, ...]]:
+    """The rotation ``game`` belongs to: one deal at one table of one tournament (as
+    the report groups games, by tournament, seed and the sorted seats)."""
+    return (tournament_id, game.seed, tuple(sorted(game.seats)))
 
 
 @dataclass

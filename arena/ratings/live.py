@@ -20,26 +20,17 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 from scipy.special import expit
 
-from arena.ratings.data import DRAW, LOSS, WIN, FloatArray, GroupId, PairCounts
+from arena.ratings.data import DRAW, LOSS, WIN, FloatArray, PairCounts
 from arena.ratings.elo import EloRatings, fit_with_fallback, hessian_fit
 from arena.ratings.errors import RatingError
 
 Pair = tuple[int, int]
 """Two player numbers, the lower first."""
-
-
-@dataclass
-class _Rotation:
-    """What one rotation holds so far: per pair, the lower player's points and games."""
-
-    points: dict[Pair, float] = field(default_factory=dict)
-    games: dict[Pair, int] = field(default_factory=dict)
 
 
 class LiveElo:
@@ -56,13 +47,13 @@ class LiveElo:
         self._wins: Counter[Pair] = Counter()
         """Games (winner, loser); draws under (lower, higher) in ``_draws``."""
         self._draws: Counter[Pair] = Counter()
-        self._rotations: dict[GroupId, _Rotation] = defaultdict(_Rotation)
-        self._a: dict[tuple[Pair, Pair], float] = defaultdict(float)
-        self._b: dict[tuple[Pair, Pair], float] = defaultdict(float)
-        self._n: dict[tuple[Pair, Pair], float] = defaultdict(float)
+        self._rotations: dict[Hashable, dict[Pair, list[float]]] = defaultdict(dict)
+        """Per rotation and pair: the lower player's points and the games."""
+        self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        """``A``, ``B`` and ``N`` of each pair of pairs (see the module's docstring)."""
         self.games = 0
 
-    def add_game(self, players: Sequence[str], ranking: Sequence[int], group: GroupId) -> None:
+    def add_game(self, players: Sequence[str], ranking: Sequence[int], group: Hashable) -> None:
         """A game of two or more seats, decomposed into one result per pair of seats
         held by different players (as :func:`arena.ratings.pairwise_games` does).
 
@@ -75,7 +66,7 @@ class LiveElo:
         ]
         self.add_results(results, group)
 
-    def add_results(self, results: Sequence[tuple[str, str, float]], group: GroupId) -> None:
+    def add_results(self, results: Sequence[tuple[str, str, float]], group: Hashable) -> None:
         """Two-player results ``(first, second, first's score)`` of one rotation.
 
         Raises RatingError for an unknown player or a score other than 0, ½ or 1.
@@ -108,27 +99,31 @@ class LiveElo:
                 f"unknown player {name!r}; known: {', '.join(self.players)}"
             ) from None
 
-    def _move(self, rotation: _Rotation, pair: Pair, points: float, games: int) -> None:
+    def _move(
+        self, rotation: dict[Pair, list[float]], pair: Pair, points: float, games: int
+    ) -> None:
         """Add ``points`` and ``games`` to ``pair`` in ``rotation`` and update the sums
         over rotations of the products of its pairs' totals."""
-        old_points = rotation.points.get(pair, 0.0)
-        old_games = rotation.games.get(pair, 0)
+        held = rotation.get(pair)
+        old_points, old_games = (held[0], held[1]) if held else (0.0, 0.0)
         new_points, new_games = old_points + points, old_games + games
-        for other in list(rotation.points):
+        for other, (other_points, other_games) in rotation.items():
             if other == pair:
                 continue
-            other_points, other_games = rotation.points[other], rotation.games[other]
-            for key, first, second in (((pair, other), 0, 1), ((other, pair), 1, 0)):
-                mine = ((new_points, new_games), (other_points, other_games))
-                was = ((old_points, old_games), (other_points, other_games))
-                self._a[key] += mine[first][0] * mine[second][0] - was[first][0] * was[second][0]
-                self._b[key] += mine[first][0] * mine[second][1] - was[first][0] * was[second][1]
-                self._n[key] += mine[first][1] * mine[second][1] - was[first][1] * was[second][1]
-        key = (pair, pair)
-        self._a[key] += new_points**2 - old_points**2
-        self._b[key] += new_points * new_games - old_points * old_games
-        self._n[key] += new_games**2 - old_games**2
-        rotation.points[pair], rotation.games[pair] = new_points, new_games
+            for key, mine in (((pair, other), True), ((other, pair), False)):
+                sums = self._sums[key]
+                if mine:  # this pair first: A, B = S·n', N change with this pair's totals
+                    sums[0] += (new_points - old_points) * other_points
+                    sums[1] += (new_points - old_points) * other_games
+                else:  # this pair second: B = S'·n changes with its games
+                    sums[0] += other_points * (new_points - old_points)
+                    sums[1] += other_points * (new_games - old_games)
+                sums[2] += other_games * (new_games - old_games)
+        sums = self._sums[(pair, pair)]
+        sums[0] += new_points**2 - old_points**2
+        sums[1] += new_points * new_games - old_points * old_games
+        sums[2] += new_games**2 - old_games**2
+        rotation[pair] = [new_points, new_games]
 
     def counts(self) -> PairCounts:
         """The win and draw totals so far."""
@@ -145,16 +140,14 @@ class LiveElo:
         as :func:`arena.ratings.elo.cluster_spread` computes them from the games."""
         n = len(self.players)
         spread = np.zeros((n, n))
-        if self._a:
-            keys = list(self._a)
+        if self._sums:
+            keys = list(self._sums)
             first = np.array([key[0] for key in keys])
             second = np.array([key[1] for key in keys])
             p_first = expit(strengths[first[:, 0]] - strengths[first[:, 1]])
             p_second = expit(strengths[second[:, 0]] - strengths[second[:, 1]])
-            a = np.array([self._a[key] for key in keys])
-            b = np.array([self._b[key] for key in keys])
-            b_swapped = np.array([self._b[(key[1], key[0])] for key in keys])
-            n_both = np.array([self._n[key] for key in keys])
+            a, b, n_both = np.array([self._sums[key] for key in keys]).T
+            b_swapped = np.array([self._sums[(key[1], key[0])][1] for key in keys])
             weight = a - p_second * b - p_first * b_swapped + p_first * p_second * n_both
             for row, row_sign in ((first[:, 0], 1.0), (first[:, 1], -1.0)):
                 for column, column_sign in ((second[:, 0], 1.0), (second[:, 1], -1.0)):
