@@ -277,27 +277,28 @@ def los_table(report: Report) -> PlainTable:
 
 
 def pairs_table(report: Report) -> PlainTable:
-    rows = []
+    """Per pairing, from the first bot's side; narrow text names the bots by rank."""
+    rank = {label: number for number, label in enumerate(report.labels, start=1)}
+    rows, compact = [], []
     for pair in report.pairs:
         tri = pair.statistics.trinomial
         penta = pair.statistics.pentanomial
-        rows.append(
-            [
-                f"{pair.first} vs {pair.second}",
-                f"{tri.wins}-{tri.draws}-{tri.losses}",
-                " ".join(str(c) for c in penta.counts()) if penta.pairs else "—",
-                "— (all results equal)"
-                if pair.normalized_elo is None
-                else f"{pair.normalized_elo:+.1f} ± {pair.normalized_error or math.nan:.1f}",
-            ]
-        )
+        figures = [
+            f"{tri.wins}-{tri.draws}-{tri.losses}",
+            " ".join(str(c) for c in penta.counts()) if penta.pairs else "—",
+            "— (all results equal)"
+            if pair.normalized_elo is None
+            else f"{pair.normalized_elo:+.1f} ± {pair.normalized_error or math.nan:.1f}",
+        ]
+        rows.append([f"{pair.first} vs {pair.second}", *figures])
+        compact.append([f"{rank.get(pair.first, '?')} vs {rank.get(pair.second, '?')}", *figures])
     columns = [
         Column("pairing", "left"),
         Column("W-D-L"),
         Column("pentanomial LL LD WL+DD WD WW", short="LL LD WL+DD WD WW"),
         Column("normalised Elo", short="nElo"),
     ]
-    return PlainTable("paired games (first's view)", columns, rows)
+    return PlainTable("paired games (first's view)", columns, rows, compact)
 
 
 def layout(report: Report) -> list[PlainTable]:
