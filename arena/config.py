@@ -16,6 +16,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.errors import ArenaError, ConfigError
+from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
 from engines.errors import GameError, OptionError
 from engines.registry import get_game
 
@@ -38,8 +39,18 @@ class EloSettings(_Strict):
 class SprtSettings(_Strict):
     """The ``sprt`` format: two bots until the SPRT accepts H0 or H1."""
 
-    elo0: float = Field(default=0.0, description="H0: the Elo difference is elo0 (normalised)")
-    elo1: float = Field(default=5.0, description="H1: the Elo difference is elo1 (normalised)")
+    elo0: float = Field(
+        default=0.0,
+        ge=-MAX_SPRT_ELO,
+        le=MAX_SPRT_ELO,
+        description="H0: the Elo difference is elo0 (normalised)",
+    )
+    elo1: float = Field(
+        default=5.0,
+        ge=-MAX_SPRT_ELO,
+        le=MAX_SPRT_ELO,
+        description="H1: the Elo difference is elo1 (normalised)",
+    )
     alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
     beta: float = Field(default=0.05, gt=0.0, lt=0.5)
     batch: int = Field(default=100, ge=2)
@@ -77,6 +88,21 @@ class TournamentConfig(_Strict):
     ray_address: str | None = None
     elo: EloSettings = EloSettings()
     sprt: SprtSettings = SprtSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _type_is_format(cls, data: Any) -> Any:
+        """``type`` is a synonym of ``format``, the tournament's type."""
+        if isinstance(data, dict) and "type" in data:
+            data = dict(data)
+            kind = data.pop("type")
+            if "format" in data and data["format"] != kind:
+                raise ValueError(
+                    f"'type' ({kind!r}) and 'format' ({data['format']!r}) are the same "
+                    "setting, the tournament's type: give one"
+                )
+            data["format"] = kind
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> TournamentConfig:
@@ -182,6 +208,8 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
         ConfigError: see :func:`read_config_file` and :func:`validate_config`.
     """
     data = read_config_file(path) if path is not None else {}
+    if overrides.get("format") is not None:
+        data.pop("type", None)  # the file's synonym, overridden
     data.update({key: value for key, value in overrides.items() if value is not None})
     source = config_source(path)
     game = data.get("game")

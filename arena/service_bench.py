@@ -12,6 +12,7 @@ from rich.console import Console
 
 from arena.config import validate_config
 from arena.db import open_database
+from arena.progress import DEFAULT_RATING_INTERVAL
 from arena.storage import count_stored
 from arena.tournament import TournamentRunner, create_tournament
 
@@ -48,8 +49,10 @@ def tournament_speed(
     workers: int,
     seed: int = 1,
     folder: Path | None = None,
+    rating_interval: int = DEFAULT_RATING_INTERVAL,
 ) -> TournamentSpeed:
-    """Run one round robin of ``games`` games per pairing into a fresh SQLite database."""
+    """Run one round robin of ``games`` games per pairing into a fresh SQLite database,
+    the live statistics refitted every ``rating_interval`` games (0: never)."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         engine = open_database(str(Path(tmp) / "bench.db"))
         config = validate_config(
@@ -67,7 +70,12 @@ def tournament_speed(
         started = time.perf_counter()
         tournament_id = create_tournament(engine, config)
         scheduled = time.perf_counter()
-        runner = TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO()))
+        runner = TournamentRunner(
+            engine,
+            tournament_id,
+            console=Console(file=io.StringIO()),
+            rating_interval=rating_interval,
+        )
         executor_start = 0.0
         if executor == "ray":
             from arena.execution import RayExecutor

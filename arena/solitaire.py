@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import binomtest
-
 from arena.errors import ArenaError
+from arena.ratings.solitaire import wilson_interval
 from arena.runner import play_game
 from bots.base import Bot
 from engines.core import Game
@@ -79,10 +78,7 @@ class BotTally:
 
     def wilson_interval(self, confidence: float = 0.95) -> tuple[float, float]:
         """The Wilson score interval of the win rate."""
-        interval = binomtest(self.wins, self.deals).proportion_ci(
-            confidence_level=confidence, method="wilson"
-        )
-        return float(interval.low), float(interval.high)
+        return wilson_interval(self.wins, self.deals, confidence)
 
 
 Progress = Callable[[str, int, float, bool], None]

@@ -122,6 +122,25 @@ def schedule_games(session: Session, tournament_id: int, games: Sequence[Planned
     )
 
 
+def drop_unplayed(session: Session, tournament_id: int) -> int:
+    """Unschedule the scheduled games without a stored result (inside the caller's
+    transaction), lowering the tournament's scheduled count: a decided SPRT plays no
+    more. Returns how many were dropped."""
+    s, g = SCHEDULE_TABLE, GAME_TABLE
+    stored = sa.select(g.c.index).where(g.c.tournament_id == tournament_id)
+    connection = session.connection()
+    dropped = connection.execute(
+        sa.delete(s).where(s.c.tournament_id == tournament_id, s.c.index.not_in(stored))
+    ).rowcount
+    count = session.exec(
+        select(func.count()).where(ScheduledGame.tournament_id == tournament_id)
+    ).one()
+    session.exec(
+        sa.update(Tournament).where(col(Tournament.id) == tournament_id).values(scheduled=count)
+    )
+    return int(dropped or 0)
+
+
 def get_tournament(session: Session, tournament_id: int) -> Tournament:
     """Raises NotFoundError when there is no such tournament."""
     tournament = session.get(Tournament, tournament_id)

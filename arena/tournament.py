@@ -20,6 +20,7 @@ from rich.console import Console
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from arena.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
 from arena.botstore import resolve_bot, spec_of
 from arena.config import TournamentConfig, validate_config
 from arena.db import session_scope, with_retries
@@ -33,9 +34,10 @@ from arena.execution import (
 )
 from arena.health import SUSPENDED, BotHealth
 from arena.models import BotVersion, Participant, Tournament, utcnow
-from arena.progress import ProgressDisplay, Standings
+from arena.progress import DEFAULT_RATING_INTERVAL, LiveStatistics, ProgressDisplay, Standings
 from arena.runner import TimeControl
 from arena.scheduling import (
+    FinishedGame,
     FixedScheduler,
     PlannedGame,
     Scheduler,
@@ -46,8 +48,8 @@ from arena.scheduling import (
 )
 from arena.storage import (
     count_stored,
+    drop_unplayed,
     fault_history,
-    finished_games,
     get_tournament,
     participants,
     read_status,
@@ -57,6 +59,7 @@ from arena.storage import (
     store_games,
     unplayed_games,
 )
+from arena.tally import Standing, StoredGame, bot_names, load_games, standing
 from engines.registry import get_game
 
 FLUSH_GAMES = 1_000
@@ -161,17 +164,18 @@ def _fixed_schedule(
     return None
 
 
-def make_scheduler(config: TournamentConfig, bot_ids: list[int]) -> Scheduler:
-    """The scheduler of an adaptive format; fixed formats were scheduled at creation.
+def make_scheduler(
+    config: TournamentConfig, bot_ids: list[int], test: PairedSprt | None = None
+) -> Scheduler:
+    """The scheduler of an adaptive format (a ``sprt`` one with the test the driver
+    feeds); fixed formats were scheduled at creation.
 
     Raises:
-        ConfigError: the format has no adaptive scheduler.
+        ConfigError: a ``sprt`` tournament without its test.
     """
     if config.format in ("round-robin", "gauntlet", "solitaire"):
         return FixedScheduler([])
-    from arena.adaptive import adaptive_scheduler
-
-    return adaptive_scheduler(config, bot_ids)
+    return adaptive_scheduler(config, bot_ids, test)
 
 
 @dataclass
@@ -191,19 +195,26 @@ class RunSummary:
 
 @dataclass
 class _Buffer:
+    """Finished games waiting to be stored, and everything that follows them live: the
+    standings, the live statistics and (``sprt``) the test."""
+
     engine: Engine
     tournament_id: int
     standings: Standings
+    statistics: LiveStatistics
+    test: PairedSprt | None = None
     games: list[PlayedGame] = field(default_factory=list)
     stored: int = 0
     played_now: int = 0
     last_flush: float = field(default_factory=time.monotonic)
 
     def add(self, games: list[PlayedGame]) -> None:
+        if self.test is not None:
+            self.test.add(games)
         for game in games:
             self.games.append(game)
-            if game.status != "error":
-                self.standings.add(game.seats, game.ranking, game.returns, game.offender)
+            counted = self.standings.add(game)
+            self.statistics.add(game, counted, tournament=self.tournament_id)
         self.played_now += len(games)
 
     def due(self) -> bool:
@@ -219,7 +230,11 @@ class _Buffer:
 
 
 class TournamentRunner:
-    """Runs (or resumes) one tournament to completion, interruption or cancellation."""
+    """Runs (or resumes) one tournament to completion, interruption or cancellation.
+
+    ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
+    games; 0 turns the live statistics off.
+    """
 
     def __init__(
         self,
@@ -231,6 +246,7 @@ class TournamentRunner:
         workers: int | None = None,
         ray_address: str | None = None,
         on_flush: Callable[[int], None] | None = None,
+        rating_interval: int = DEFAULT_RATING_INTERVAL,
     ):
         self.engine = engine
         self.tournament_id = tournament_id
@@ -242,6 +258,7 @@ class TournamentRunner:
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
         self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+        self.names = bot_names(engine, set(self.bots))
         self.health = BotHealth(self.config.max_crash_rate)
         for participant in self.participants:
             if participant.suspended:
@@ -251,6 +268,9 @@ class TournamentRunner:
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
         self.on_flush = on_flush
+        self.rating_interval = rating_interval
+        self.stop_message: str | None = None
+        """Why a run ends early although completed (a ``sprt`` bot suspended)."""
 
     def context(self) -> TournamentContext:
         return TournamentContext(
@@ -262,9 +282,43 @@ class TournamentRunner:
             time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
         )
 
+    def _sprt_test(self) -> PairedSprt | None:
+        if self.config.format != "sprt":
+            return None
+        candidate, baseline = (p.bot_id for p in self.participants)
+        return PairedSprt(
+            candidate,
+            baseline,
+            sprt_settings(self.config),
+            self.names.builtin,
+            labels=(self.names.label(candidate), self.names.label(baseline)),
+        )
+
+    def _buffer(self, stored: list[StoredGame], test: PairedSprt | None) -> _Buffer:
+        """The live state, brought up to the games stored before this run."""
+        labels = {bot_id: bot.label for bot_id, bot in self.bots.items()}
+        standings = Standings(labels, self.names.builtin)
+        statistics = LiveStatistics(
+            labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
+        )
+        for game in stored:
+            statistics.add(game, standings.add(game), tournament=self.tournament_id, quiet=True)
+        if test is not None:
+            test.add(stored)
+        return _Buffer(self.engine, self.tournament_id, standings, statistics, test)
+
+    def _rated(self) -> list[FinishedGame]:
+        """The stored games the adaptive formats decide on: the rated ones."""
+        return [
+            FinishedGame(g.index, g.seed, g.seats, g.ranking, g.returns)
+            for g in load_games(self.engine, tournament_ids=[self.tournament_id])
+            if standing(g, self.names.builtin) is Standing.RATED
+        ]
+
     def run(self) -> RunSummary:
         """Play every scheduled game without a result, then (adaptive formats) schedule
-        and play further batches until the format stops.
+        and play further batches until the format stops; a ``sprt`` stops at the first
+        pair of games that decides its test.
 
         Raises:
             TournamentStateError: the tournament is completed or cancelled.
@@ -275,11 +329,10 @@ class TournamentRunner:
             raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
         started = time.monotonic()
         set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
-        scheduler = make_scheduler(self.config, list(self.bots))
-        standings = Standings({bot_id: bot.label for bot_id, bot in self.bots.items()})
-        for game in finished_games(self.engine, self.tournament_id):
-            standings.add(game.seats, game.ranking, game.scores, None)
-        buffer = _Buffer(self.engine, self.tournament_id, standings)
+        test = self._sprt_test()
+        scheduler = make_scheduler(self.config, list(self.bots), test)
+        stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
+        buffer = self._buffer(stored_before, test)
         executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
         stop_reason: str | None = None
         display = ProgressDisplay(
@@ -287,21 +340,22 @@ class TournamentRunner:
             f"tournament {self.tournament_id}",
             solitaire=self.config.format == "solitaire",
         )
-        stored_before = count_stored(self.engine, self.tournament_id)
         previous_sigterm = signal.getsignal(signal.SIGTERM)
         if previous_sigterm is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
         try:
             with display:
-                while stop_reason is None:
+                while stop_reason is None and not self._ends_early(test):
                     pending = unplayed_games(self.engine, self.tournament_id)
                     scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
                     display.start(scheduled - len(pending), scheduled)
                     if pending:
                         stop_reason = self._play(executor, pending, buffer, display, scheduled)
-                        if stop_reason is not None:
+                        if stop_reason is not None or self._ends_early(test):
                             break
-                    finished = finished_games(self.engine, self.tournament_id)
+                    # Only the elo format decides on the stored games (sprt follows its
+                    # test, fixed formats are scheduled already).
+                    finished = self._rated() if self.config.format == "elo" else []
                     batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
                     if not batch_games:
                         break
@@ -324,7 +378,19 @@ class TournamentRunner:
                 buffer.flush()
             finally:
                 executor.close()
-        return self._finish(stop_reason, scheduler, buffer, started, stored_before)
+        display.final(buffer.statistics)
+        return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
+
+    def _ends_early(self, test: PairedSprt | None) -> bool:
+        """The run is over before its schedule: the SPRT decided, or one of its bots
+        was suspended. Unplayed scheduled games are dropped."""
+        if test is not None and test.decided:
+            self.stop_message = test.describe()
+        if self.stop_message is None:
+            return False
+        with session_scope(self.engine) as session:
+            drop_unplayed(session, self.tournament_id)
+        return True
 
     def _play(
         self,
@@ -339,9 +405,16 @@ class TournamentRunner:
 
         context = self.context()
 
+        def over() -> bool:
+            return self.stop_message is not None or (
+                buffer.test is not None and buffer.test.decided
+            )
+
         def feed() -> Iterator[PlannedGame]:
             # Games of a bot suspended meanwhile are forfeited without being played.
             for planned in pending:
+                if over():
+                    return
                 offender = self.health.suspended_seat(planned.seats)
                 if offender is None:
                     yield planned
@@ -363,6 +436,11 @@ class TournamentRunner:
             buffer.add(result.games)
             for bot_id, why in self.health.observe(result.games):
                 self._suspend(bot_id, why)
+                if self.config.format == "sprt":
+                    self.stop_message = (
+                        f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
+                        f"continue; {buffer.test.describe() if buffer.test else ''}"
+                    )
             if buffer.due():
                 buffer.flush()
                 if self.on_flush is not None:
@@ -370,13 +448,17 @@ class TournamentRunner:
                 if read_status(self.engine, self.tournament_id) == CANCELLED:
                     outcome["stop"] = CANCELLED
                     return False
-            display.update(done_before + buffer.played_now, scheduled, buffer.standings)
-            return True
+            display.update(
+                done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
+            )
+            return not over()
 
         buffer.played_now = 0
         executor.run(context, feed(), handle)
         buffer.flush()
-        display.update(done_before + buffer.played_now, scheduled, buffer.standings)
+        display.update(
+            done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
+        )
         return outcome["stop"]
 
     def _suspend(self, bot_id: int, why: str) -> None:
@@ -412,7 +494,7 @@ class TournamentRunner:
             message = f"cancelled after {stored} of {scheduled} games"
         else:
             status = COMPLETED
-            message = scheduler.stop_reason()
+            message = self.stop_message or scheduler.stop_reason()
         set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
         if status == COMPLETED:
             _snapshot(self.engine, self.tournament_id)

@@ -18,16 +18,18 @@ import tempfile
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from arena.botstore import add_bot, builtin_source
 from arena.db import open_database, session_scope
-from arena.models import GameResult, GameSeat, Participant, Tournament, utcnow
+from arena.models import BotVersion, GameResult, GameSeat, Participant, Tournament, utcnow
 from arena.records import GameRecord
 from engines.core import play_random
 from engines.registry import get_game
@@ -76,7 +78,7 @@ def quantile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
-def _record_pool(game_name: str, seed: int) -> dict[tuple[int, ...], list[dict[str, Any]]]:
+def record_pool(game_name: str, seed: int) -> dict[tuple[int, ...], list[dict[str, Any]]]:
     """Real records of random two-seat playouts, grouped by their ranking."""
     game = get_game(game_name)
     rng = random.Random(seed)
@@ -102,6 +104,88 @@ def _record_pool(game_name: str, seed: int) -> dict[tuple[int, ...], list[dict[s
     return pool
 
 
+def bench_bots(session: Session, game: str, count: int, prefix: str) -> list[BotVersion]:
+    """Register ``count`` built-in random bots ``PREFIX-0`` … (flushed, with ids)."""
+    rows = [
+        add_bot(
+            session,
+            name=f"{prefix}-{number}",
+            game=game,
+            source=builtin_source("random", game, {"seed": number}),
+        )[0]
+        for number in range(count)
+    ]
+    session.flush()
+    return rows
+
+
+@dataclass
+class GameWriter:
+    """Finished two-seat games written straight into the game and seat tables,
+    :data:`INSERT_CHUNK` at a time (a win scores 1, a loss -1, a draw 0)."""
+
+    engine: Engine
+    game_rows: list[dict[str, Any]] = field(default_factory=list)
+    seat_rows: list[dict[str, Any]] = field(default_factory=list)
+    now: datetime = field(default_factory=utcnow)
+
+    def add(
+        self,
+        *,
+        tournament_id: int,
+        index: int,
+        seed: int,
+        seats: tuple[int, int],
+        ranking: tuple[int, ...],
+        record: dict[str, Any],
+        offender: int | None,
+        reason: str | None,
+    ) -> None:
+        draw = ranking == (1, 1)
+        returns = [0.0 if draw else 1.0 if place == 1 else -1.0 for place in ranking]
+        self.game_rows.append(
+            {
+                "tournament_id": tournament_id,
+                "index": index,
+                "seed": seed,
+                "seats": list(seats),
+                "status": "ok" if offender is None else "forfeit",
+                "returns": returns,
+                "ranking": list(ranking),
+                "termination": record["outcome"]["termination"],
+                "offender": offender,
+                "reason": reason,
+                "record": json.dumps(record),
+                "duration": 0.001,
+                "worker": "bench",
+                "created": self.now,
+            }
+        )
+        self.seat_rows.extend(
+            {
+                "tournament_id": tournament_id,
+                "game_index": index,
+                "seat": seat,
+                "bot_id": bot_id,
+                "score": returns[seat],
+                "place": ranking[seat],
+                "forfeit": offender == seat,
+            }
+            for seat, bot_id in enumerate(seats)
+        )
+        if len(self.game_rows) >= INSERT_CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.game_rows:
+            return
+        with session_scope(self.engine) as session:
+            connection = session.connection()
+            connection.execute(sa.insert(GameResult.__table__), self.game_rows)  # type: ignore[attr-defined]
+            connection.execute(sa.insert(GameSeat.__table__), self.seat_rows)  # type: ignore[attr-defined]
+        self.game_rows, self.seat_rows = [], []
+
+
 def fill_games(
     engine: Engine,
     *,
@@ -122,19 +206,10 @@ def fill_games(
     started = time.perf_counter()
     rng = random.Random(seed)
     engine_game = get_game(game)
-    pool = _record_pool(engine_game.name, seed)
+    pool = record_pool(engine_game.name, seed)
     strengths = [rng.uniform(-300.0, 300.0) for _ in range(bots)]
     with session_scope(engine) as session:
-        bot_rows = [
-            add_bot(
-                session,
-                name=f"bench-{number}",
-                game=engine_game.name,
-                source=builtin_source("random", engine_game.name, {"seed": number}),
-            )[0]
-            for number in range(bots)
-        ]
-        session.flush()
+        bot_rows = bench_bots(session, engine_game.name, bots, "bench")
         bot_ids = [bot.id for bot in bot_rows if bot.id is not None]
         labels = {bot.id: bot.label for bot in bot_rows}
         tournament_ids = []
@@ -160,9 +235,7 @@ def fill_games(
                 )
     pairs = [(a, b) for a in range(bots) for b in range(bots) if a != b]
     per_tournament = -(-games // tournaments)
-    game_rows: list[dict[str, Any]] = []
-    seat_rows: list[dict[str, Any]] = []
-    now = utcnow()
+    writer = GameWriter(engine)
     for number in range(games):
         tournament_id = tournament_ids[number // per_tournament]
         index = number % per_tournament
@@ -184,45 +257,17 @@ def fill_games(
                 "offender": offender,
                 "reason": reason,
             }
-        seats = [bot_ids[first], bot_ids[second]]
-        draw = ranking == (1, 1)
-        returns = [0.0 if draw else 1.0 if place == 1 else -1.0 for place in ranking]
-        game_rows.append(
-            {
-                "tournament_id": tournament_id,
-                "index": index,
-                "seed": record["seed"],
-                "seats": seats,
-                "status": "ok" if offender is None else "forfeit",
-                "returns": returns,
-                "ranking": list(ranking),
-                "termination": record["outcome"]["termination"],
-                "offender": offender,
-                "reason": reason,
-                "record": json.dumps(record),
-                "duration": 0.001,
-                "worker": "bench",
-                "created": now,
-            }
+        writer.add(
+            tournament_id=tournament_id,
+            index=index,
+            seed=record["seed"],
+            seats=(bot_ids[first], bot_ids[second]),
+            ranking=ranking,
+            record=record,
+            offender=offender,
+            reason=reason,
         )
-        seat_rows.extend(
-            {
-                "tournament_id": tournament_id,
-                "game_index": index,
-                "seat": seat,
-                "bot_id": bot_id,
-                "score": returns[seat],
-                "place": ranking[seat],
-                "forfeit": offender == seat,
-            }
-            for seat, bot_id in enumerate(seats)
-        )
-        if len(game_rows) >= INSERT_CHUNK or number == games - 1:
-            with session_scope(engine) as session:
-                connection = session.connection()
-                connection.execute(sa.insert(GameResult.__table__), game_rows)  # type: ignore[attr-defined]
-                connection.execute(sa.insert(GameSeat.__table__), seat_rows)  # type: ignore[attr-defined]
-            game_rows, seat_rows = [], []
+    writer.flush()
     games_table = GameResult.__table__  # type: ignore[attr-defined]
     tournaments_table = Tournament.__table__  # type: ignore[attr-defined]
     with session_scope(engine) as session:

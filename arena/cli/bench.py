@@ -97,18 +97,32 @@ def tournament(
     workers: Annotated[
         list[int] | None, typer.Option(help="worker counts to compare (repeatable)")
     ] = None,
+    rating_interval: Annotated[
+        list[int] | None,
+        typer.Option(
+            help="live statistics every N games, 0 for none; several to compare (repeatable)"
+        ),
+    ] = None,
 ) -> None:
     """End to end: schedule, play and store a round robin into a fresh SQLite database."""
+    import os
+
+    from arena.progress import DEFAULT_RATING_INTERVAL
     from arena.service_bench import tournament_speed
 
     participants = bot or ["random", "random:seed=1"]
-    counts = workers or [2]
+    runs = [
+        (count, interval)
+        for count in workers or [2]
+        for interval in rating_interval or [DEFAULT_RATING_INTERVAL]
+    ]
     table = Table(
         title=f"{game} round robin, {' vs '.join(participants)}, {games} games per pairing, "
         f"{executor} executor"
     )
     for column in (
         "workers",
+        "rating interval",
         "games",
         "stored",
         "executor start s",
@@ -119,9 +133,14 @@ def tournament(
     ):
         table.add_column(column, justify="right")
     baseline = None
-    for count in counts:
+    for count, interval in runs:
         speed = tournament_speed(
-            game=game, bots=participants, games=games, executor=executor, workers=count
+            game=game,
+            bots=participants,
+            games=games,
+            executor=executor,
+            workers=count,
+            rating_interval=interval,
         )
         if executor == "ray":
             import ray
@@ -130,6 +149,7 @@ def tournament(
         baseline = baseline or speed.games_per_second
         table.add_row(
             str(count),
+            str(interval) if interval else "off",
             str(speed.games),
             str(speed.stored),
             f"{speed.executor_start_seconds:.2f}",
@@ -139,6 +159,7 @@ def tournament(
             f"{speed.games_per_second / baseline:.2f}×",
         )
     console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
     if executor == "ray":
         import ray
 
@@ -396,3 +417,60 @@ def envs(
         highlight=False,
     )
     console.print(f"load average at the end: {os.getloadavg()[0]:.1f}", highlight=False)
+
+
+@app.command("report")
+def report(
+    games: Annotated[int, typer.Option(help="games of the tournament to report")] = 100_000,
+    bots: Annotated[int, typer.Option(help="bot versions in its round robin")] = 8,
+) -> None:
+    """`arena report` on a large tournament in every format (and with --plot): in this
+    process and as a fresh command. Target: 5 s each for 100,000 games."""
+    import os
+
+    from arena.report_bench import report_speed
+
+    if games < 2 or bots < 2:
+        raise ArenaError(f"--games and --bots must be at least 2, not {games} and {bots}")
+    fill, timings = report_speed(games=games, bots=bots)
+    load = os.getloadavg()[0]
+    table = Table(
+        title=f"arena report, round robin of {games:,} stored games among {bots} bots, SQLite "
+        f"(filled in {fill:.1f} s; {platform.python_implementation()} "
+        f"{platform.python_version()}, load average {load:.1f} at the end)"
+    )
+    for column in ("format", "in process s", "arena report s"):
+        table.add_column(column, justify="left" if column == "format" else "right")
+    for timing in timings:
+        table.add_row(timing.format, f"{timing.in_process:.2f}", f"{timing.command:.2f}")
+    console.print(table)
+
+
+@app.command("live")
+def live(
+    games: Annotated[int, typer.Option(help="games fed to the live statistics")] = 100_000,
+    bots: Annotated[int, typer.Option(help="bots of the round robin")] = 8,
+    rating_interval: Annotated[
+        list[int] | None, typer.Option(help="refit every N games (repeatable)")
+    ] = None,
+) -> None:
+    """What the live Elo costs the tournament driver per game, refit included."""
+    import os
+
+    from arena.live_bench import live_cost
+
+    if games < 2 or bots < 2:
+        raise ArenaError(f"--games and --bots must be at least 2, not {games} and {bots}")
+    table = Table(title=f"live statistics, {games:,} two-seat games among {bots} bots")
+    for column in ("interval", "refits", "µs per game", "one refit at the end ms"):
+        table.add_column(column, justify="right")
+    for interval in rating_interval or [10, 100, 1000]:
+        cost = live_cost(games=games, bots=bots, interval=interval)
+        table.add_row(
+            str(interval),
+            f"{cost.refits:,}",
+            f"{cost.microseconds_per_game:.1f}",
+            f"{1e3 * cost.last_refit_seconds:.2f}",
+        )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)

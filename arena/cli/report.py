@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -11,10 +12,21 @@ from arena.cli.common import DbOption, database
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.report import Report, game_leaderboard, tournament_report
-from arena.report_format import FORMATS, render_text, to_csv, to_html, to_json, to_markdown
-from arena.report_plot import plot_report
+from arena.report_format import (
+    FORMATS,
+    render_text,
+    to_csv,
+    to_html,
+    to_json,
+    to_markdown,
+    to_text,
+)
+from arena.report_plot import plot_png, plot_report
+from arena.time_control import TimeClass
 
-FormatOption = Annotated[str, typer.Option("--format", "-f", help=" | ".join(FORMATS))]
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="output format: " + " | ".join(FORMATS))
+]
 AnchorOption = Annotated[
     str | None, typer.Option(help="fix a bot's Elo, e.g. random@1=0 (default: mean 0)")
 ]
@@ -37,12 +49,10 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
     """
     if fmt not in FORMATS:
         raise ArenaError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
-    if fmt == "text":
-        if output is not None:
-            raise ArenaError("--output needs --format md, html, json or csv")
+    if fmt == "text" and output is None:
         render_text(report, console)
     else:
-        text = {"md": to_markdown, "html": to_html, "json": to_json, "csv": to_csv}[fmt](report)
+        text = render(report, fmt)
         if output is None:
             console.out(text, end="", highlight=False)
         else:
@@ -52,6 +62,18 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
                 raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
     if plot is not None:
         plot_report(report, plot)
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report as text in one of :data:`FORMATS` (text in 80 columns, no colour)."""
+    renderers: dict[str, Callable[[Report], str]] = {
+        "text": to_text,
+        "md": to_markdown,
+        "html": lambda r: to_html(r, plot_png(r)),
+        "json": to_json,
+        "csv": to_csv,
+    }
+    return renderers[fmt](report)
 
 
 def report(
@@ -75,6 +97,13 @@ def report(
 def leaderboard(
     game: Annotated[str, typer.Argument(metavar="GAME")],
     seats: Annotated[int | None, typer.Option(help="rank games of this seat count")] = None,
+    time_class: Annotated[
+        str | None,
+        typer.Option(
+            help=f"rank tournaments of this time control: {' | '.join(TimeClass)} "
+            "(default: the class with the most games)"
+        ),
+    ] = None,
     fmt: FormatOption = "text",
     anchor: AnchorOption = None,
     interval: IntervalOption = "hessian",
@@ -82,9 +111,17 @@ def leaderboard(
     output: OutputOption = None,
     db: DbOption = None,
 ) -> None:
-    """Rank every bot version across all tournaments of GAME."""
+    """Rank every bot version across all tournaments of GAME of one seat count and one
+    time-control class (see docs/ratings.md for what counts)."""
     emit(
-        game_leaderboard(database(db), game, anchor=anchor, interval=interval, seats=seats),
+        game_leaderboard(
+            database(db),
+            game,
+            anchor=anchor,
+            interval=interval,
+            seats=seats,
+            time_class=time_class,
+        ),
         fmt,
         output,
         plot,

@@ -1,7 +1,12 @@
-"""``arena tournament run | resume | list | show | cancel``."""
+"""``arena tournament run | resume | list | show | cancel``.
+
+``--format`` is the output format, as everywhere; the tournament's type is ``--type``.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,10 +16,14 @@ from sqlmodel import Session, col, select
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
-from arena.config import config_source, load_config
-from arena.models import BotVersion, Tournament
-from arena.progress import Standings
-from arena.storage import count_stored, finished_games, get_tournament, participants
+from arena.config import FORMATS as TOURNAMENT_TYPES
+from arena.config import config_source, load_config, read_config_file
+from arena.errors import ArenaError
+from arena.models import Tournament
+from arena.progress import DEFAULT_RATING_INTERVAL
+from arena.report import ReportError, tournament_report
+from arena.report_format import render_text
+from arena.storage import count_stored, get_tournament
 from arena.tournament import (
     INTERRUPTED,
     RunSummary,
@@ -28,7 +37,13 @@ app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_
 EXIT_INTERRUPTED = 130
 
 
-def _report_run(summary: RunSummary) -> None:
+def _report_run(summary: RunSummary, output: str = "text") -> None:
+    if output == "json":
+        data = {**dataclasses.asdict(summary), "games_per_second": summary.games_per_second}
+        console.out(json.dumps(data, indent=1), highlight=False)
+        if summary.status == INTERRUPTED:
+            raise typer.Exit(EXIT_INTERRUPTED)
+        return
     line = (
         f"tournament {summary.tournament_id}: {summary.status}, {summary.stored} of "
         f"{summary.scheduled} games stored; {summary.played_now} played in "
@@ -44,14 +59,108 @@ def _report_run(summary: RunSummary) -> None:
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+OUTPUT_FORMATS = ("text", "json")
+SPRT_KEYS = {
+    "elo0": float,
+    "elo1": float,
+    "alpha": float,
+    "beta": float,
+    "batch": int,
+    "max_games": int,
+}
+
+
+def _output_format(fmt: str) -> str:
+    """Raises ArenaError for anything but an output format, pointing a tournament type
+    at ``--type``."""
+    if fmt in TOURNAMENT_TYPES:
+        raise ArenaError(
+            f"--format is the output format ({', '.join(OUTPUT_FORMATS)}); the tournament "
+            f"type is --type {fmt}"
+        )
+    if fmt not in OUTPUT_FORMATS:
+        raise ArenaError(
+            f"unknown output format {fmt!r} (formats: {', '.join(OUTPUT_FORMATS)}; "
+            f"tournament types go to --type: {', '.join(TOURNAMENT_TYPES)})"
+        )
+    return fmt
+
+
+def _split_arguments(
+    arguments: list[str], sprt: list[str] | None
+) -> tuple[Path | None, dict[str, float | int]]:
+    """The config file and the SPRT settings among the positional arguments: with
+    ``--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05`` (cutechess's form) only the first
+    setting belongs to ``--sprt``, the others arrive as arguments.
+
+    Raises:
+        ArenaError: a second file, a setting without ``--sprt``, an unknown setting or a
+        value that is not a number.
+    """
+    config_file: Path | None = None
+    settings: list[str] = list(sprt or [])
+    for argument in arguments:
+        if "=" in argument and argument.partition("=")[0].strip() in SPRT_KEYS:
+            if sprt is None:
+                raise ArenaError(
+                    f"unexpected argument {argument!r}: SPRT settings follow --sprt, e.g. "
+                    "--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"
+                )
+            settings.append(argument)
+        elif config_file is None:
+            config_file = Path(argument)
+        else:
+            raise ArenaError(f"unexpected argument {argument!r}: one CONFIG.toml at most")
+    parsed: dict[str, float | int] = {}
+    for item in settings:
+        for word in item.replace(",", " ").split():
+            key, _, value = word.partition("=")
+            convert = SPRT_KEYS.get(key.strip())
+            if convert is None:
+                raise ArenaError(
+                    f"bad --sprt setting {word!r}: write KEY=VALUE with KEY one of "
+                    f"{', '.join(SPRT_KEYS)}"
+                )
+            try:
+                parsed[key.strip()] = convert(value)
+            except ValueError:
+                raise ArenaError(
+                    f"bad --sprt setting {word!r}: {value!r} is not "
+                    f"{'an integer' if convert is int else 'a number'}"
+                ) from None
+    return config_file, parsed
+
+
+RatingIntervalOption = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        help="print the live Elo ± 95% (and the SPRT's LLR) every N rated games; 0: never",
+    ),
+]
+
+
 @app.command("run")
 def run(
-    config_file: Annotated[
-        Path | None, typer.Argument(metavar="[CONFIG.toml]", help="see configs/ for examples")
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[CONFIG.toml]",
+            help="see configs/ for examples",
+            show_default=False,
+        ),
     ] = None,
     game: Annotated[str | None, typer.Option(help="the game")] = None,
-    format: Annotated[
-        str | None, typer.Option(help="round-robin | gauntlet | elo | sprt | solitaire")
+    type_: Annotated[
+        str | None,
+        typer.Option("--type", help="the tournament type: " + " | ".join(TOURNAMENT_TYPES)),
+    ] = None,
+    sprt: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="SPRT settings, as cutechess takes them: --sprt elo0=0 elo1=5 alpha=0.05 "
+            "beta=0.05 (also batch=N, max_games=N); implies --type sprt"
+        ),
     ] = None,
     bot: Annotated[
         list[str] | None,
@@ -77,12 +186,28 @@ def run(
     ] = None,
     time_per_move: Annotated[float | None, typer.Option(help="seconds per move")] = None,
     time_per_game: Annotated[float | None, typer.Option(help="seconds per bot per game")] = None,
+    rating_interval: RatingIntervalOption = DEFAULT_RATING_INTERVAL,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="output format: text | json (the run's summary as JSON; progress to stderr)",
+        ),
+    ] = "text",
     db: DbOption = None,
 ) -> None:
-    """Create a tournament from a config file and/or flags, then run it."""
+    """Create a tournament from a config file and/or flags, then run it.
+
+    The first bot of a sprt tournament is the candidate: the test reads from its side.
+    """
+    output = _output_format(fmt)
+    config_file, sprt_settings = _split_arguments(arguments or [], sprt)
+    if sprt is not None and type_ not in (None, "sprt"):
+        raise ArenaError(f"--sprt sets up an SPRT, but --type is {type_!r}")
     overrides: dict[str, Any] = {
         "game": game,
-        "format": format,
+        "format": type_ or ("sprt" if sprt is not None else None),
         "bots": bot or None,
         "candidates": candidate or None,
         "opponents": opponent or None,
@@ -96,13 +221,18 @@ def run(
         "time_per_move": time_per_move,
         "time_per_game": time_per_game,
     }
+    if sprt_settings:
+        from_file = read_config_file(config_file).get("sprt", {}) if config_file else {}
+        overrides["sprt"] = {**(from_file if isinstance(from_file, dict) else {}), **sprt_settings}
     if option:
         overrides["options"] = parse_assignments(option, "option")
     config = load_config(config_file, overrides)
     engine = database(db)
     tournament_id = create_tournament(engine, config, config_source(config_file))
-    console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    _report_run(TournamentRunner(engine, tournament_id, console=console).run())
+    shown = console if output == "text" else error_console
+    shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    runner = TournamentRunner(engine, tournament_id, console=shown, rating_interval=rating_interval)
+    _report_run(runner.run(), output)
 
 
 @app.command("resume")
@@ -113,6 +243,7 @@ def resume(
     ] = None,
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
     ray_address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
+    rating_interval: RatingIntervalOption = DEFAULT_RATING_INTERVAL,
     db: DbOption = None,
 ) -> None:
     """Play exactly the scheduled games not stored yet (after a kill, Ctrl-C or failure)."""
@@ -124,6 +255,7 @@ def resume(
         executor=executor,
         workers=workers,
         ray_address=ray_address,
+        rating_interval=rating_interval,
     )
     _report_run(runner.run())
 
@@ -135,7 +267,7 @@ def list_command(db: DbOption = None) -> None:
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).order_by(col(Tournament.id).desc())).all()
         table = Table(title="tournaments")
-        for column in ("id", "name", "game", "format", "status", "games", "created"):
+        for column in ("id", "name", "game", "type", "status", "games", "created"):
             table.add_column(column, justify="right" if column in ("id", "games") else "left")
         for t in tournaments:
             assert t.id is not None
@@ -155,27 +287,22 @@ def list_command(db: DbOption = None) -> None:
 
 @app.command("show")
 def show(tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None) -> None:
-    """Show a tournament: configuration, progress and standings."""
+    """Show a tournament: configuration, progress and standings (counted as
+    `arena report` counts; without the ratings)."""
     engine = database(db)
-    with Session(engine) as session:
-        t = get_tournament(session, tournament_id)
-        members = participants(session, tournament_id)
-        labels = {}
-        for p in members:
-            bot = session.get(BotVersion, p.bot_id)
-            labels[p.bot_id] = bot.label if bot else str(p.bot_id)
-    stored = count_stored(engine, tournament_id)
-    console.print(f"[bold]tournament {t.id}[/]: {t.name}")
-    console.print(f"  game {t.game}, format {t.format}, seed {t.seed}, options {t.options or '—'}")
-    console.print(f"  status {t.status}: {stored} of {t.scheduled} games stored")
-    if t.message:
-        console.print(f"  {t.message}")
-    roles = [labels[p.bot_id] + ("" if p.role == "player" else f" ({p.role})") for p in members]
-    console.print(f"  bots: {', '.join(roles)}")
-    standings = Standings(labels)
-    for game in finished_games(engine, tournament_id):
-        standings.add(game.seats, game.ranking, game.scores, None)
-    console.print(standings.table(len(labels), solitaire=t.format == "solitaire"))
+    try:
+        report = tournament_report(engine, tournament_id, ratings=False)
+    except ReportError:  # nothing stored yet: the configuration alone
+        with Session(engine) as session:
+            t = get_tournament(session, tournament_id)
+        console.print(f"[bold]tournament {t.id}[/]: {t.name}")
+        console.print(
+            f"  game {t.game}, type {t.format}, seed {t.seed}: no games stored yet "
+            f"({t.scheduled} scheduled, {t.status})",
+            highlight=False,
+        )
+        return
+    render_text(report, console)
 
 
 @app.command("cancel")
@@ -195,7 +322,6 @@ def demo(
     """Run the embedded demo tournament and print its report."""
     from arena.cli.report import emit
     from arena.demo import DEMO_CONFIG
-    from arena.report import tournament_report
 
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})

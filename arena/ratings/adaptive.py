@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from arena.ratings.elo import EloRatings
 from arena.ratings.errors import RatingError
@@ -44,14 +44,14 @@ def neighbour_pairs(ratings: EloRatings) -> list[NeighbourPair]:
         difference = ratings.rating(higher) - ratings.rating(lower)
         stderr = ratings.difference_stderr(higher, lower)
         z = difference / stderr if stderr > 0.0 else float("inf") if difference > 0.0 else 0.0
-        pairs.append(NeighbourPair(higher, lower, difference, stderr, z, float(norm.cdf(z))))
+        pairs.append(NeighbourPair(higher, lower, difference, stderr, z, float(ndtr(z))))
     return pairs
 
 
 def _threshold(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise RatingError(f"confidence {confidence!r} must lie between 0 and 1")
-    return float(norm.ppf(0.5 + confidence / 2.0))
+    return float(ndtri(0.5 + confidence / 2.0))
 
 
 def pairs_to_schedule(ratings: EloRatings, *, confidence: float = 0.95) -> list[NeighbourPair]:

@@ -11,14 +11,14 @@ number of players, not of games. See ``docs/ratings.md`` for the formulas.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
-from scipy.special import expit, log_expit
-from scipy.stats import norm
+from scipy.special import expit, log_expit, ndtr, ndtri
 
 from arena.ratings.data import (
     FloatArray,
@@ -34,6 +34,10 @@ ELO_PER_LOGIT = 400.0 / math.log(10.0)
 """Elo points per unit of the natural log-odds the fit works in (≈ 173.7)."""
 
 IntervalMethod = Literal["hessian", "bootstrap"]
+
+FALLBACK_PRIOR_DRAWS = 1.0
+"""Virtual draws per pair that met, added by :func:`fit_with_fallback` only when some
+bot won or lost every game (no finite maximum-likelihood rating)."""
 
 BOOTSTRAP_FALLBACK_DRAWS = 0.01
 """Virtual draws per pair added to a bootstrap sample only when, without them, a player
@@ -145,7 +149,7 @@ class EloRatings:
         difference = self.elo[:, None] - self.elo[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             z = difference / np.sqrt(np.maximum(difference_variance, 0.0))
-        result: FloatArray = np.where(np.isnan(z), 0.5, norm.cdf(z))
+        result: FloatArray = np.where(np.isnan(z), 0.5, ndtr(z))
         np.fill_diagonal(result, 0.5)
         return result
 
@@ -187,47 +191,114 @@ def fit_elo(
     groups of players who never met), when the anchor names an unknown player, or for
     a bad setting.
     """
-    if not 0.0 < confidence < 1.0:
-        raise RatingError(f"confidence {confidence!r} must lie between 0 and 1")
-    if prior_draws < 0.0 or not math.isfinite(prior_draws):
-        raise RatingError(f"prior_draws {prior_draws!r} must be a finite number >= 0")
+    _check_settings(confidence, prior_draws)
     if interval not in ("hessian", "bootstrap"):
         raise RatingError(f"interval {interval!r} is not 'hessian' or 'bootstrap'")
     if interval == "bootstrap" and bootstrap_samples < 2:
         raise RatingError(f"bootstrap_samples {bootstrap_samples!r} must be at least 2")
-    anchor_index = None if anchor is None else player_index(games.players, anchor.player)
+    if interval == "hessian":
+        return hessian_fit(
+            games.aggregate(),
+            lambda strengths: cluster_spread(games, strengths),
+            anchor=anchor,
+            confidence=confidence,
+            prior_draws=prior_draws,
+        )
     counts = games.aggregate()
-    points, played = _with_prior(counts.points, counts.games, prior_draws)
-    _require_finite_ratings(counts.players, points, played)
-    strengths = _maximum_likelihood(points, played)
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    anchor_index = None if anchor is None else player_index(counts.players, anchor.player)
+    strengths, _ = _strengths(counts, prior_draws)
     gauge = _gauge_matrix(len(counts.players), anchor_index)
     offset = 0.0 if anchor is None else anchor.elo
     elo = gauge @ (strengths * ELO_PER_LOGIT) + offset
-    if interval == "hessian":
-        covariance = gauge @ (_sandwich_covariance(games, strengths, played) * ELO_PER_LOGIT**2)
-        covariance = covariance @ gauge.T
-        spread = z * np.sqrt(np.maximum(np.diag(covariance), 0.0))
-        lower, upper = elo - spread, elo + spread
-    else:
-        samples = _bootstrap(games, strengths, prior_draws, bootstrap_samples, seed)
-        samples = samples * ELO_PER_LOGIT @ gauge.T + offset
-        covariance = np.cov(samples, rowvar=False)
-        tail = 50.0 * (1.0 - confidence)
-        lower = np.percentile(samples, tail, axis=0)
-        upper = np.percentile(samples, 100.0 - tail, axis=0)
+    samples = _bootstrap(games, strengths, prior_draws, bootstrap_samples, seed)
+    samples = samples * ELO_PER_LOGIT @ gauge.T + offset
+    tail = 50.0 * (1.0 - confidence)
     return EloRatings(
         players=counts.players,
         elo=frozen_floats(elo),
-        lower=frozen_floats(lower),
-        upper=frozen_floats(upper),
-        covariance=frozen_floats(covariance),
+        lower=frozen_floats(np.percentile(samples, tail, axis=0)),
+        upper=frozen_floats(np.percentile(samples, 100.0 - tail, axis=0)),
+        covariance=frozen_floats(np.cov(samples, rowvar=False)),
         counts=counts,
         method=interval,
         confidence=confidence,
         anchor=anchor,
         prior_draws=prior_draws,
     )
+
+
+Spread = Callable[[FloatArray], tuple[FloatArray, int]]
+"""Given the fitted strengths (logits), the clustered spread ``J`` of the score
+residuals and the number of clusters (see :func:`cluster_spread`)."""
+
+
+def hessian_fit(
+    counts: PairCounts,
+    spread: Spread,
+    *,
+    anchor: Anchor | None = None,
+    confidence: float = 0.95,
+    prior_draws: float = 0.0,
+) -> EloRatings:
+    """The maximum-likelihood ratings of ``counts`` with sandwich intervals, the
+    residual spread supplied by ``spread`` (from the games, or kept up to date game by
+    game as :class:`arena.ratings.live.LiveElo` does). :func:`fit_elo` with
+    ``interval="hessian"`` is this on the games' aggregate.
+
+    Raises RatingError as :func:`fit_elo` does.
+    """
+    _check_settings(confidence, prior_draws)
+    anchor_index = None if anchor is None else player_index(counts.players, anchor.player)
+    strengths, played = _strengths(counts, prior_draws)
+    z = float(ndtri(0.5 + confidence / 2.0))
+    gauge = _gauge_matrix(len(counts.players), anchor_index)
+    offset = 0.0 if anchor is None else anchor.elo
+    elo = gauge @ (strengths * ELO_PER_LOGIT) + offset
+    residual_spread, clusters = spread(strengths)
+    covariance = _sandwich_covariance(residual_spread, clusters, strengths, played)
+    covariance = gauge @ (covariance * ELO_PER_LOGIT**2) @ gauge.T
+    half_width = z * np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    return EloRatings(
+        players=counts.players,
+        elo=frozen_floats(elo),
+        lower=frozen_floats(elo - half_width),
+        upper=frozen_floats(elo + half_width),
+        covariance=frozen_floats(covariance),
+        counts=counts,
+        method="hessian",
+        confidence=confidence,
+        anchor=anchor,
+        prior_draws=prior_draws,
+    )
+
+
+def fit_with_fallback(fit: Callable[[float], EloRatings]) -> tuple[EloRatings, bool]:
+    """``fit(prior_draws)`` without virtual draws, or, when some bots won or lost every
+    game (no finite maximum), with :data:`FALLBACK_PRIOR_DRAWS`. Returns the ratings
+    and whether the prior was needed.
+
+    Raises RatingError when neither fits (bots that never met, a bot without games).
+    """
+    try:
+        return fit(0.0), False
+    except RatingError:
+        return fit(FALLBACK_PRIOR_DRAWS), True
+
+
+def _check_settings(confidence: float, prior_draws: float) -> None:
+    """Raises RatingError unless 0 < confidence < 1 and prior_draws is finite, >= 0."""
+    if not 0.0 < confidence < 1.0:
+        raise RatingError(f"confidence {confidence!r} must lie between 0 and 1")
+    if prior_draws < 0.0 or not math.isfinite(prior_draws):
+        raise RatingError(f"prior_draws {prior_draws!r} must be a finite number >= 0")
+
+
+def _strengths(counts: PairCounts, prior_draws: float) -> tuple[FloatArray, FloatArray]:
+    """The maximum-likelihood strengths (logits, mean 0) and the games per pair with the
+    virtual draws. Raises RatingError when they are not finite."""
+    points, played = _with_prior(counts.points, counts.games, prior_draws)
+    _require_finite_ratings(counts.players, points, played)
+    return _maximum_likelihood(points, played), played
 
 
 def _with_prior(
@@ -256,6 +327,8 @@ def _require_finite_ratings(
     """The likelihood has a finite maximum exactly when the graph "i took points from j"
     is strongly connected (Zermelo; Hunter 2004, assumption 1)."""
     n = len(players)
+    if n >= 2 and bool(np.all((points > 0) | np.eye(n, dtype=bool))):
+        return  # everyone took points from everyone: the common case, checked cheaply
     idle = [players[i] for i in range(n) if played[i].sum() == 0]
     if idle:
         raise RatingError(f"no rating for players without games: {', '.join(idle)}")
@@ -328,16 +401,10 @@ def _maximum_likelihood(
     return result
 
 
-def _sandwich_covariance(
-    games: PairwiseGames, strengths: FloatArray, played: FloatArray
-) -> FloatArray:
-    """``H⁺ J H⁺`` in logits², mean-zero: ``H`` the Fisher information, ``J`` the sum
-    over rotations of the outer product of each rotation's score residuals.
-
-    The half-win likelihood treats a draw like a coin flip, overstating the spread of
-    drawish games; and games of one rotation share a deal. The sandwich measures the
-    spread the data actually show, clustered by rotation, and needs no model for
-    either (White 1982; Liang & Zeger 1986), with the small-sample factor C/(C−1)."""
+def cluster_spread(games: PairwiseGames, strengths: FloatArray) -> tuple[FloatArray, int]:
+    """``J = Σ over rotations c of u_c u_cᵀ`` in logits, ``u_c`` each player's score
+    residuals (score − expected) summed over the games of rotation ``c``; and the
+    number of rotations."""
     n = len(games.players)
     residual = games.score - expit(strengths[games.first] - strengths[games.second])
     clusters, cluster_of_game = np.unique(games.group, return_inverse=True)
@@ -346,9 +413,22 @@ def _sandwich_covariance(
     per_cluster = sparse.csr_matrix(
         (np.concatenate([residual, -residual]), (rows, columns)), shape=(clusters.size, n)
     )
-    spread = (per_cluster.T @ per_cluster).toarray()
-    if clusters.size > 1:
-        spread *= clusters.size / (clusters.size - 1)
+    return (per_cluster.T @ per_cluster).toarray(), int(clusters.size)
+
+
+def _sandwich_covariance(
+    spread: FloatArray, clusters: int, strengths: FloatArray, played: FloatArray
+) -> FloatArray:
+    """``H⁺ J H⁺`` in logits², mean-zero: ``H`` the Fisher information, ``J`` the
+    clustered spread of the residuals (:func:`cluster_spread`), with the small-sample
+    factor C/(C−1) for C clusters.
+
+    The half-win likelihood treats a draw like a coin flip, overstating the spread of
+    drawish games; and games of one rotation share a deal. The sandwich measures the
+    spread the data actually show, clustered by rotation, and needs no model for
+    either (White 1982; Liang & Zeger 1986)."""
+    if clusters > 1:
+        spread = spread * (clusters / (clusters - 1))
     information = _fisher_information(played, strengths)
     inverse = np.linalg.pinv(information, hermitian=True)
     result: FloatArray = inverse @ spread @ inverse

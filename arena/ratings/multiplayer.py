@@ -12,9 +12,19 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from arena.ratings.data import DRAW, LOSS, WIN, GameResult, GroupId, PairwiseGames
+from arena.ratings.data import (
+    DRAW,
+    LOSS,
+    WIN,
+    FloatArray,
+    GameResult,
+    GroupId,
+    IntArray,
+    PairwiseGames,
+)
 from arena.ratings.errors import RatingError
 
 
@@ -33,11 +43,6 @@ def pairwise_games(
 
     Raises RatingError when a game names a player missing from ``players``.
     """
-    first: list[int] = []
-    second: list[int] = []
-    score: list[float] = []
-    group: list[int] = []
-    group_numbers: dict[tuple[bool, GroupId | int], int] = {}
     games = list(results)
     names = (
         tuple(players)
@@ -45,22 +50,52 @@ def pairwise_games(
         else tuple(sorted({name for game in games for name in game.players}))
     )
     number_of = {name: i for i, name in enumerate(names)}
+    group_numbers: dict[tuple[bool, GroupId | int], int] = {}
+    by_seats: dict[int, tuple[list[list[int]], list[tuple[int, ...]], list[int]]] = {}
     for index, game in enumerate(games):
         key = (False, index) if game.group is None else (True, game.group)
-        group_number = group_numbers.setdefault(key, len(group_numbers))
         try:
-            seats = [number_of[name] for name in game.players]
+            seated = [number_of[name] for name in game.players]
         except KeyError as missing:
             raise RatingError(f"game {game!r} names unknown player {missing.args[0]!r}") from None
-        for a, b in itertools.combinations(range(len(seats)), 2):
-            if seats[a] == seats[b]:
-                continue
-            place_a, place_b = game.ranking[a], game.ranking[b]
-            first.append(seats[a])
-            second.append(seats[b])
-            score.append(WIN if place_a < place_b else DRAW if place_a == place_b else LOSS)
-            group.append(group_number)
-    return PairwiseGames.from_arrays(names, first, second, score, group)
+        seats, rankings, groups = by_seats.setdefault(len(seated), ([], [], []))
+        seats.append(seated)
+        rankings.append(game.ranking)
+        groups.append(group_numbers.setdefault(key, len(group_numbers)))
+    parts = [
+        seated_pairs(len(names), np.array(seats), np.array(rankings), np.array(groups))
+        for seats, rankings, groups in by_seats.values()
+    ]
+    return PairwiseGames.from_arrays(
+        names,
+        np.concatenate([part[0] for part in parts]) if parts else [],
+        np.concatenate([part[1] for part in parts]) if parts else [],
+        np.concatenate([part[2] for part in parts]) if parts else [],
+        np.concatenate([part[3] for part in parts]) if parts else [],
+    )
+
+
+def seated_pairs(
+    players: int, seats: IntArray, ranking: IntArray, group: IntArray
+) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+    """Games of one seat count as arrays (player numbers and places, one row per game,
+    one column per seat; the group of each game) decomposed into pairwise results:
+    ``first``, ``second``, ``score`` (first's) and ``group`` arrays for
+    :meth:`PairwiseGames.from_arrays`, pair of seats by pair of seats. Equal seats give
+    no result."""
+    pairs = list(itertools.combinations(range(seats.shape[1]), 2)) if seats.ndim == 2 else []
+    if not pairs or not seats.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0), empty
+    left = np.array([a for a, _ in pairs])
+    right = np.array([b for _, b in pairs])
+    # Game by game, pair of seats by pair of seats (row-major), as results read.
+    first, second = seats[:, left].ravel(), seats[:, right].ravel()
+    place_a, place_b = ranking[:, left].ravel(), ranking[:, right].ravel()
+    score = np.where(place_a < place_b, WIN, np.where(place_a == place_b, DRAW, LOSS))
+    groups = np.repeat(group, len(pairs))
+    different = first != second
+    return first[different], second[different], score[different], groups[different]
 
 
 @dataclass(frozen=True)

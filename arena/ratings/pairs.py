@@ -11,19 +11,21 @@ independence.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scipy.stats import norm
+import numpy as np
+from scipy.special import ndtr, ndtri
 
-from arena.ratings.data import GameResult, GroupId
+from arena.ratings.data import GameResult, PairwiseGames
 from arena.ratings.errors import RatingError
+from arena.ratings.multiplayer import pairwise_games
 
 NORMALISED_ELO_PER_T = 800.0 / math.log(10.0)
 """Normalised Elo per unit of t = (score − ½) / σ (per game); ≈ 347.4."""
 
-CONFIDENCE_Z = float(norm.ppf(0.975))
+CONFIDENCE_Z = float(ndtri(0.975))
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,19 @@ class MatchStatistics:
         """True when some games form pairs: the pentanomial statistics then apply."""
         return self.pentanomial.pairs > 0
 
+    def swapped(self) -> MatchStatistics:
+        """The same match from the opponent's side."""
+        tri, penta = self.trinomial, self.pentanomial
+        return MatchStatistics(
+            self.opponent,
+            self.player,
+            Trinomial(wins=tri.losses, draws=tri.draws, losses=tri.wins),
+            Pentanomial(
+                ll=penta.ww, ld=penta.wd, wl=penta.wl, dd=penta.dd, wd=penta.ld, ww=penta.ll
+            ),
+            self.unpaired_games,
+        )
+
     def sequential_counts(self) -> Counts:
         """The counts a test should use: pentanomial where games are paired, else trinomial."""
         return self.pentanomial if self.paired else self.trinomial
@@ -108,6 +123,9 @@ class EloEstimate:
     los: float
 
 
+PAIR_CATEGORIES = ("ll", "ld", "wl", "dd", "wd", "ww")
+"""The fields of :class:`Pentanomial`, from the worst pair to the best."""
+
 _PAIR_CATEGORY = {
     (0.0, 0.0): "ll",
     (0.0, 0.5): "ld",
@@ -116,6 +134,17 @@ _PAIR_CATEGORY = {
     (0.5, 1.0): "wd",
     (1.0, 1.0): "ww",
 }
+
+
+def game_score(mine: int, theirs: int) -> float:
+    """A player's score in a game from the two places: 1 ahead, ½ level, 0 behind."""
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def pair_category(first: float, second: float) -> str:
+    """The pentanomial category (``"ll"`` … ``"ww"``) of a pair of game scores."""
+    low, high = sorted((first, second))
+    return _PAIR_CATEGORY[low, high]
 
 
 def match_statistics(games: Iterable[GameResult], player: str, opponent: str) -> MatchStatistics:
@@ -127,36 +156,67 @@ def match_statistics(games: Iterable[GameResult], player: str, opponent: str) ->
     """
     if player == opponent:
         raise RatingError(f"a match needs two different players, got {player!r} twice")
-    by_group: dict[GroupId, list[float]] = defaultdict(list)
-    ungrouped: list[float] = []
-    for game in games:
-        if len(game.players) != 2 or set(game.players) != {player, opponent}:
-            continue
-        seat = game.players.index(player)
-        mine, theirs = game.ranking[seat], game.ranking[1 - seat]
-        score = 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-        if game.group is None:
-            ungrouped.append(score)
-        else:
-            by_group[game.group].append(score)
-    pair_counts = dict.fromkeys(_PAIR_CATEGORY.values(), 0)
-    unpaired = len(ungrouped)
-    for group, scores in by_group.items():
-        if len(scores) > 2:
+    between = [g for g in games if len(g.players) == 2 and set(g.players) == {player, opponent}]
+    sizes = Counter(g.group for g in between if g.group is not None)
+    for group, size in sizes.items():
+        if size > 2:
             raise RatingError(
-                f"rotation {group!r} holds {len(scores)} games between {player!r} and "
+                f"rotation {group!r} holds {size} games between {player!r} and "
                 f"{opponent!r}; a pair is two"
             )
-        if len(scores) == 2:
-            low, high = sorted(scores)
-            pair_counts[_PAIR_CATEGORY[low, high]] += 1
-        else:
-            unpaired += 1
-    every_score = ungrouped + [s for scores in by_group.values() for s in scores]
-    trinomial = Trinomial(
-        wins=every_score.count(1.0), draws=every_score.count(0.5), losses=every_score.count(0.0)
+    found = paired_statistics(pairwise_games(between, (player, opponent)))
+    return found.get((0, 1), MatchStatistics(player, opponent, Trinomial(), Pentanomial(), 0))
+
+
+def paired_statistics(games: PairwiseGames) -> dict[tuple[int, int], MatchStatistics]:
+    """:class:`MatchStatistics` of every two players who met, keyed by their numbers
+    ``(i, j)`` with ``i < j`` and counted from ``i``'s side, all at once: ``games``
+    holds two-player games (one row each); rows sharing a group form a pair.
+
+    Raises RatingError when a group holds more than two games.
+    """
+    n = len(games.players)
+    low = np.minimum(games.first, games.second)
+    high = np.maximum(games.first, games.second)
+    score = np.where(games.first == low, games.score, 1.0 - games.score)
+    pair = low * n + high
+    groups, group_of_game, sizes = np.unique(games.group, return_inverse=True, return_counts=True)
+    if sizes.size and sizes.max() > 2:
+        crowded = int(np.argmax(sizes))
+        row = int(np.argmax(group_of_game == crowded))
+        raise RatingError(
+            f"a rotation holds {int(sizes[crowded])} games between "
+            f"{games.players[low[row]]!r} and {games.players[high[row]]!r}; a pair is two"
+        )
+    group_pair = np.zeros(groups.size, dtype=np.int64)
+    group_pair[group_of_game] = pair
+    group_points = np.bincount(group_of_game, weights=score, minlength=groups.size)
+    group_draws = np.bincount(group_of_game, weights=score == 0.5, minlength=groups.size)
+    # A pair's category from its points (0, ½, 1, 1½, 2) and, at 1, its draws (WL or DD).
+    doubled = np.rint(2.0 * group_points).astype(np.int64)
+    category = np.select(
+        [doubled == 0, doubled == 1, (doubled == 2) & (group_draws < 2), doubled == 2],
+        [0, 1, 2, 3],
+        default=doubled + 1,
     )
-    return MatchStatistics(player, opponent, trinomial, Pentanomial(**pair_counts), unpaired)
+    paired = sizes == 2
+    pentanomial = np.zeros((n * n, len(PAIR_CATEGORIES)), dtype=np.int64)
+    np.add.at(pentanomial, (group_pair[paired], category[paired]), 1)
+    unpaired = np.bincount(group_pair[~paired], minlength=n * n)
+    results = np.zeros((n * n, 3), dtype=np.int64)  # losses, draws, wins
+    np.add.at(results, (pair, np.rint(2.0 * score).astype(np.int64)), 1)
+    found = {}
+    for key in np.unique(pair):
+        i, j = divmod(int(key), n)
+        losses, draws, wins = (int(c) for c in results[key])
+        found[(i, j)] = MatchStatistics(
+            games.players[i],
+            games.players[j],
+            Trinomial(wins=wins, draws=draws, losses=losses),
+            Pentanomial(**dict(zip(PAIR_CATEGORIES, map(int, pentanomial[key]), strict=True))),
+            int(unpaired[key]),
+        )
+    return found
 
 
 def mean_and_variance(frequencies: tuple[tuple[float, float], ...]) -> tuple[float, float]:
@@ -192,7 +252,7 @@ def _score_to_elo(score: float) -> float:
 def _los(mean: float, standard_error: float) -> float:
     if standard_error == 0.0:
         return 0.5 if mean == 0.5 else float(mean > 0.5)
-    return float(norm.cdf((mean - 0.5) / standard_error))
+    return float(ndtr((mean - 0.5) / standard_error))
 
 
 def logistic_elo(counts: Counts) -> EloEstimate:

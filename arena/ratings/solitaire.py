@@ -15,8 +15,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
-
 from arena.ratings.data import DRAW, LOSS, WIN, GroupId, PairwiseGames
 from arena.ratings.errors import RatingError
 
@@ -54,6 +52,16 @@ class SolitaireSummary:
     confidence: float
 
 
+def wilson_interval(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of the win rate ``wins / games`` (scipy's
+    ``binomtest(...).proportion_ci(method="wilson")``, imported when first needed: it
+    takes a second to import)."""
+    from scipy.stats import binomtest
+
+    interval = binomtest(wins, games).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
 def solitaire_summaries(
     results: Iterable[SolitaireResult], *, confidence: float = 0.95
 ) -> dict[str, SolitaireSummary]:
@@ -71,9 +79,7 @@ def solitaire_summaries(
     summaries = {}
     for player in sorted(scores):
         games = len(scores[player])
-        interval = binomtest(wins[player], games).proportion_ci(
-            confidence_level=confidence, method="wilson"
-        )
+        low, high = wilson_interval(wins[player], games, confidence)
         mean = sum(scores[player]) / games
         spread = (
             math.sqrt(sum((s - mean) ** 2 for s in scores[player]) / (games - 1) / games)
@@ -85,8 +91,8 @@ def solitaire_summaries(
             games=games,
             wins=wins[player],
             win_rate=wins[player] / games,
-            win_rate_low=float(interval.low),
-            win_rate_high=float(interval.high),
+            win_rate_low=low,
+            win_rate_high=high,
             mean_score=mean,
             score_stderr=spread,
             confidence=confidence,

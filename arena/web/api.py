@@ -114,6 +114,15 @@ def show_game(ctx: Context, game: str) -> schemas.GameKind:
 
 
 SeatsQuery = Annotated[int | None, Query(ge=1, le=16, description="rank games of this seat count")]
+TimeClassQuery = Annotated[
+    str | None,
+    Query(
+        alias="time",
+        max_length=16,
+        description="rank tournaments of this time-control class (bullet, blitz, rapid, "
+        "classical, unlimited; default: the one with the most games)",
+    ),
+]
 
 
 def _report_response(cached: Cached) -> Response:
@@ -149,12 +158,14 @@ def _png_response(request: Request, cached: Cached) -> Response:
     responses={**ERRORS, **REPORT_JSON},
     response_class=Response,
 )
-def leaderboard(ctx: Context, game: str, seats: SeatsQuery = None) -> Response:
+def leaderboard(
+    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+) -> Response:
     """Every bot version's standing across all tournaments of the game
     (``arena leaderboard GAME --format json``): Elo with its 95% interval, games,
     results, forfeits by reason. Cached until games of it are stored;
     ``X-Report-Current: false`` marks a stale copy served while a slow refit runs."""
-    return _report_response(reports.leaderboard(ctx, game, seats))
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class))
 
 
 @router.get(
@@ -164,10 +175,14 @@ def leaderboard(ctx: Context, game: str, seats: SeatsQuery = None) -> Response:
     response_class=Response,
 )
 def leaderboard_plot(
-    ctx: Context, request: Request, game: str, seats: SeatsQuery = None
+    ctx: Context,
+    request: Request,
+    game: str,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
 ) -> Response:
     """The leaderboard's ratings with error bars and the head-to-head heat map."""
-    return _png_response(request, reports.leaderboard(ctx, game, seats))
+    return _png_response(request, reports.leaderboard(ctx, game, seats, time_class))
 
 
 # -- bots --------------------------------------------------------------------------------

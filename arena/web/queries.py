@@ -7,7 +7,7 @@ a few rows, not every game.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +26,7 @@ from arena.models import Participant as ParticipantRow
 from arena.models import Tournament as TournamentRow
 from arena.records import GameRecord, parse_record
 from arena.storage import get_tournament
+from arena.tally import bot_tallies
 from arena.web import schemas
 from arena.web.accounts import account_names
 from bots.registry import all_bot_kinds
@@ -134,8 +135,7 @@ def bot_detail(
             raise NotFoundError(f"no bot {reference!r}")
         owners = account_names(session, {b.owner_id for b in versions if b.owner_id is not None})
     ids = [bot.id for bot in versions if bot.id is not None]
-    results = _results(engine, ids)
-    forfeits = _forfeits(engine, ids)
+    results, forfeits = _results(engine, ids)
     rated = ratings(versions[0].game)
     details = []
     for bot in versions:
@@ -159,90 +159,39 @@ def bot_detail(
     )
 
 
-def _results(engine: Engine, bot_ids: list[int]) -> dict[int, list[schemas.BotResult]]:
-    """Per bot and tournament: games, pairwise W-D-L against the other seats, mean place,
-    forfeits. One aggregate over the bot's seats joined to the other seats of each game."""
-    me, other = SEATS.alias("me"), SEATS.alias("other")
-    pairs = (
-        sa.select(
-            me.c.bot_id,
-            me.c.tournament_id,
-            sa.func.sum(sa.case((me.c.place < other.c.place, 1), else_=0)).label("wins"),
-            sa.func.sum(sa.case((me.c.place == other.c.place, 1), else_=0)).label("draws"),
-            sa.func.sum(sa.case((me.c.place > other.c.place, 1), else_=0)).label("losses"),
-        )
-        .select_from(
-            me.join(
-                other,
-                sa.and_(
-                    other.c.tournament_id == me.c.tournament_id,
-                    other.c.game_index == me.c.game_index,
-                    other.c.seat != me.c.seat,
-                ),
-            )
-        )
-        .where(me.c.bot_id.in_(bot_ids))
-        .group_by(me.c.bot_id, me.c.tournament_id)
-    )
-    seats = (
-        sa.select(
-            me.c.bot_id,
-            me.c.tournament_id,
-            sa.func.count(),
-            sa.func.avg(me.c.place),
-            sa.func.sum(sa.case((me.c.forfeit, 1), else_=0)),
-            TOURNAMENTS.c.name,
-        )
-        .select_from(me.join(TOURNAMENTS, TOURNAMENTS.c.id == me.c.tournament_id))
-        .where(me.c.bot_id.in_(bot_ids))
-        .group_by(me.c.bot_id, me.c.tournament_id, TOURNAMENTS.c.name)
-        .order_by(me.c.tournament_id)
-    )
-    with engine.connect() as connection:
-        paired = {
-            (row.bot_id, row.tournament_id): (int(row.wins), int(row.draws), int(row.losses))
-            for row in connection.execute(pairs)
-        }
-        results: dict[int, list[schemas.BotResult]] = defaultdict(list)
-        for bot_id, tournament_id, games, place, forfeits, title in connection.execute(seats):
-            wins, draws, losses = paired.get((bot_id, tournament_id), (0, 0, 0))
-            compared = wins + draws + losses
-            results[bot_id].append(
-                schemas.BotResult(
-                    tournament_id=tournament_id,
-                    tournament=title,
-                    games=int(games),
-                    wins=wins,
-                    draws=draws,
-                    losses=losses,
-                    score_percent=100.0 * (wins + 0.5 * draws) / compared if compared else 0.0,
-                    mean_place=float(place),
-                    forfeits=int(forfeits or 0),
+def _results(
+    engine: Engine, bot_ids: list[int]
+) -> tuple[dict[int, list[schemas.BotResult]], dict[int, dict[str, int]]]:
+    """Per bot and tournament: rated games, W-D-L against the other seats, mean place,
+    forfeits; and per bot its forfeits by reason. Counted as every report counts them
+    (``arena/tally.py``)."""
+    tallies = bot_tallies(engine, bot_ids)
+    with Session(engine) as session:
+        titles = dict(
+            session.exec(
+                select(TournamentRow.id, TournamentRow.name).where(
+                    col(TournamentRow.id).in_({t for _, t in tallies})
                 )
-            )
-    return results
-
-
-def _forfeits(engine: Engine, bot_ids: list[int]) -> dict[int, dict[str, int]]:
-    query = (
-        sa.select(SEATS.c.bot_id, GAMES.c.reason, sa.func.count())
-        .select_from(
-            SEATS.join(
-                GAMES,
-                sa.and_(
-                    GAMES.c.tournament_id == SEATS.c.tournament_id,
-                    GAMES.c.index == SEATS.c.game_index,
-                ),
+            ).all()
+        )
+    results: dict[int, list[schemas.BotResult]] = defaultdict(list)
+    forfeits: dict[int, Counter[str]] = defaultdict(Counter)
+    for (bot_id, tournament_id), tally in sorted(tallies.items(), key=lambda i: i[0][1]):
+        forfeits[bot_id].update(tally.forfeits)
+        results[bot_id].append(
+            schemas.BotResult(
+                tournament_id=tournament_id,
+                tournament=titles.get(tournament_id, str(tournament_id)),
+                games=tally.games,
+                wins=tally.wins,
+                draws=tally.draws,
+                losses=tally.losses,
+                score_percent=tally.score_percent,
+                mean_place=tally.mean_place,
+                forfeits=tally.forfeit_total,
             )
         )
-        .where(SEATS.c.bot_id.in_(bot_ids), SEATS.c.forfeit.is_(True))
-        .group_by(SEATS.c.bot_id, GAMES.c.reason)
-    )
-    forfeits: dict[int, dict[str, int]] = defaultdict(dict)
-    with engine.connect() as connection:
-        for bot_id, reason, count in connection.execute(query):
-            forfeits[bot_id][reason or "unknown"] = int(count)
-    return forfeits
+    return results, {bot_id: dict(counts) for bot_id, counts in forfeits.items()}
 
 
 def _stored_counts(engine: Engine, ids: list[int]) -> dict[int, int]:

@@ -12,19 +12,21 @@ from arena.web.cache import Cached, games_version
 from engines.registry import get_game
 
 
-def leaderboard(ctx: WebContext, game: str, seats: int | None = None) -> Cached:
+def leaderboard(
+    ctx: WebContext, game: str, seats: int | None = None, time_class: str | None = None
+) -> Cached:
     """The game's leaderboard (``arena leaderboard GAME``).
 
     Raises:
         UnknownGameError: no such game. ReportError: no stored games of it (of that
-            seat count).
+            seat count and time class), an unknown time class.
     """
     name = get_game(game).name
     version = games_version(ctx.engine, game=name)
     return ctx.reports.get(
-        ("leaderboard", name, seats),
+        ("leaderboard", name, seats, time_class),
         version,
-        lambda: game_leaderboard(ctx.engine, name, seats=seats),
+        lambda: game_leaderboard(ctx.engine, name, seats=seats, time_class=time_class),
     )
 
 

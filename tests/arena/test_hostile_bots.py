@@ -157,7 +157,7 @@ def test_a_tournament_of_hostile_bots_stores_every_game_with_the_reasons(tmp_pat
             "run",
             "--game",
             "koenigsgarten",
-            "--format",
+            "--type",
             "gauntlet",
             *candidates,
             "--opponent",

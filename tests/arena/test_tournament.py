@@ -318,4 +318,6 @@ def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
     ) == [(1,)]
     report = json.loads(arena(db, "report", "1", "-f", "json")[1])
     crash = next(b for b in report["bots"] if b["bot"] == "crash@1")
-    assert crash["forfeits"] == {"crash": reasons["crash"], "suspended": reasons["suspended"]}
+    # Games never played count for nobody: they are the crashing bot's unplayed games.
+    assert crash["forfeits"] == {"crash": reasons["crash"]}
+    assert crash["unplayed"] == reasons["suspended"] and crash["games"] == reasons["crash"]

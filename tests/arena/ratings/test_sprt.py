@@ -24,6 +24,7 @@ from arena.ratings import (
     sprt,
 )
 from arena.ratings.pairs import Counts
+from arena.ratings.sprt import sprt_sequence
 
 NELO = 800 / math.log(10)
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
@@ -192,24 +193,16 @@ def pentanomial_with_nelo(nelo: float) -> np.ndarray:
 def decision_shares(
     probabilities: np.ndarray, paired: bool, settings: SprtSettings, runs: int, seed: int
 ) -> dict[SprtDecision, float]:
-    """Run ``runs`` seeded tests on draws from ``probabilities``, looking every 8 results,
-    for at most 4000 results."""
+    """Run ``runs`` seeded tests on draws from ``probabilities``, looking after every
+    result, for at most 4000 results."""
     rng = np.random.default_rng(seed)
+    names = ("ll", "ld", "dd", "wd", "ww") if paired else ("losses", "draws", "wins")
+    empty: Counts = Pentanomial() if paired else Trinomial()
     decisions = []
     for _ in range(runs):
         stream = rng.choice(len(probabilities), size=4000, p=probabilities)
-        decision = SprtDecision.CONTINUE
-        for stop in range(8, stream.size + 1, 8):
-            seen = np.bincount(stream[:stop], minlength=len(probabilities))
-            counts: Counts = (
-                Pentanomial(ll=seen[0], ld=seen[1], dd=seen[2], wd=seen[3], ww=seen[4])
-                if paired
-                else Trinomial(losses=seen[0], draws=seen[1], wins=seen[2])
-            )
-            decision = sprt(counts, settings).decision
-            if decision is not SprtDecision.CONTINUE:
-                break
-        decisions.append(decision)
+        result, _used = sprt_sequence([names[k] for k in stream], settings, before=empty)
+        decisions.append(result.decision)
     return {d: decisions.count(d) / runs for d in SprtDecision}
 
 

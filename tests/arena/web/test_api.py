@@ -99,11 +99,11 @@ def test_bots_list_and_detail_with_results_and_forfeits(web: Web) -> None:
     assert version["rating"] is not None and version["rating"]["games"] == 6
     report = tournament_report(web.engine, 1)
     line = next(line for line in report.lines if line.label == "random@1")
-    assert result["score_percent"] == line.score_percent
+    assert result["score_percent"] == line.tally.score_percent
     assert (result["wins"], result["draws"], result["losses"]) == (
-        line.wins,
-        line.draws,
-        line.losses,
+        line.tally.wins,
+        line.tally.draws,
+        line.tally.losses,
     )
 
 

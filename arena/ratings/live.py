@@ -1,0 +1,172 @@
+"""Elo kept current game by game, for the live display of a running tournament.
+
+:func:`arena.ratings.elo.fit_elo` costs one pass over every game, too much to repeat
+every few games of a long run. :class:`LiveElo` keeps what the fit needs up to date
+as games arrive: the win and draw totals per pair of players, and the sums from which
+the clustered residual spread ``J`` of the sandwich interval follows for any
+strengths. With ``S_cq`` the points of the lower-numbered player of pair ``q`` within
+rotation ``c`` and ``n_cq`` their games there, the residual of the pair in the
+rotation is ``S_cq − n_cq·p_q`` and
+
+    J = Σ_q Σ_q' (A_qq' − p_q'·B_qq' − p_q·B_q'q + p_q·p_q'·N_qq') · d_q·d_q'ᵀ
+
+with ``A_qq' = Σ_c S_cq·S_cq'``, ``B_qq' = Σ_c S_cq·n_cq'``, ``N_qq' = Σ_c n_cq·n_cq'``
+and ``d_q`` the vector +1 at the pair's lower player, −1 at the other. A fit then
+costs a few Newton steps on the players' matrices, whatever the number of games,
+and gives exactly the ratings and intervals of ``fit_elo`` on the same games.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+from scipy.special import expit
+
+from arena.ratings.data import DRAW, LOSS, WIN, FloatArray, PairCounts
+from arena.ratings.elo import EloRatings, fit_with_fallback, hessian_fit
+from arena.ratings.errors import RatingError
+
+Pair = tuple[int, int]
+"""Two player numbers, the lower first."""
+
+
+class LiveElo:
+    """Bradley–Terry ratings with sandwich intervals, updated one game at a time.
+
+    ``players`` fixes the names and their order. Adding a game costs a few dictionary
+    updates per pair of seats; :meth:`fit` costs O(players³) plus the pairs that share
+    rotations, independent of the number of games.
+    """
+
+    def __init__(self, players: Sequence[str]):
+        self.players = tuple(players)
+        self._number = {name: i for i, name in enumerate(self.players)}
+        self._wins: Counter[Pair] = Counter()
+        """Games (winner, loser); draws under (lower, higher) in ``_draws``."""
+        self._draws: Counter[Pair] = Counter()
+        self._rotations: dict[Hashable, dict[Pair, list[float]]] = defaultdict(dict)
+        """Per rotation and pair: the lower player's points and the games."""
+        self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        """``A``, ``B`` and ``N`` of each pair of pairs (see the module's docstring)."""
+        self.games = 0
+
+    def add_game(self, players: Sequence[str], ranking: Sequence[int], group: Hashable) -> None:
+        """A game of two or more seats, decomposed into one result per pair of seats
+        held by different players (as :func:`arena.ratings.pairwise_games` does).
+
+        Raises RatingError for an unknown player.
+        """
+        results = [
+            (players[a], players[b], _score(ranking[a], ranking[b]))
+            for a, b in itertools.combinations(range(len(players)), 2)
+            if players[a] != players[b]
+        ]
+        self.add_results(results, group)
+
+    def add_results(self, results: Sequence[tuple[str, str, float]], group: Hashable) -> None:
+        """Two-player results ``(first, second, first's score)`` of one rotation.
+
+        Raises RatingError for an unknown player or a score other than 0, ½ or 1.
+        """
+        if not results:
+            return
+        rotation = self._rotations[group]
+        changed: dict[Pair, tuple[float, int]] = {}
+        for first, second, score in results:
+            i, j = self._index(first), self._index(second)
+            if score not in (WIN, DRAW, LOSS):
+                raise RatingError(f"score {score!r} is not 0, 0.5 or 1")
+            pair = (i, j) if i < j else (j, i)
+            if score == DRAW:
+                self._draws[pair] += 1
+            else:
+                self._wins[(i, j) if score == WIN else (j, i)] += 1
+            lower_points = score if i < j else 1.0 - score
+            before = changed.get(pair, (0.0, 0))
+            changed[pair] = (before[0] + lower_points, before[1] + 1)
+            self.games += 1
+        for pair, (points, games) in changed.items():
+            self._move(rotation, pair, points, games)
+
+    def _index(self, name: str) -> int:
+        try:
+            return self._number[name]
+        except KeyError:
+            raise RatingError(
+                f"unknown player {name!r}; known: {', '.join(self.players)}"
+            ) from None
+
+    def _move(
+        self, rotation: dict[Pair, list[float]], pair: Pair, points: float, games: int
+    ) -> None:
+        """Add ``points`` and ``games`` to ``pair`` in ``rotation`` and update the sums
+        over rotations of the products of its pairs' totals."""
+        held = rotation.get(pair)
+        old_points, old_games = (held[0], held[1]) if held else (0.0, 0.0)
+        new_points, new_games = old_points + points, old_games + games
+        for other, (other_points, other_games) in rotation.items():
+            if other == pair:
+                continue
+            for key, mine in (((pair, other), True), ((other, pair), False)):
+                sums = self._sums[key]
+                if mine:  # this pair first: A, B = S·n', N change with this pair's totals
+                    sums[0] += (new_points - old_points) * other_points
+                    sums[1] += (new_points - old_points) * other_games
+                else:  # this pair second: B = S'·n changes with its games
+                    sums[0] += other_points * (new_points - old_points)
+                    sums[1] += other_points * (new_games - old_games)
+                sums[2] += other_games * (new_games - old_games)
+        sums = self._sums[(pair, pair)]
+        sums[0] += new_points**2 - old_points**2
+        sums[1] += new_points * new_games - old_points * old_games
+        sums[2] += new_games**2 - old_games**2
+        rotation[pair] = [new_points, new_games]
+
+    def counts(self) -> PairCounts:
+        """The win and draw totals so far."""
+        n = len(self.players)
+        wins, draws = np.zeros((n, n)), np.zeros((n, n))
+        for (winner, loser), count in self._wins.items():
+            wins[winner, loser] = count
+        for (i, j), count in self._draws.items():
+            draws[i, j] = draws[j, i] = count
+        return PairCounts.from_matrices(self.players, wins, draws)
+
+    def spread(self, strengths: FloatArray) -> tuple[FloatArray, int]:
+        """The clustered residual spread ``J`` at ``strengths`` and the rotation count,
+        as :func:`arena.ratings.elo.cluster_spread` computes them from the games."""
+        n = len(self.players)
+        spread = np.zeros((n, n))
+        if self._sums:
+            keys = list(self._sums)
+            first = np.array([key[0] for key in keys])
+            second = np.array([key[1] for key in keys])
+            p_first = expit(strengths[first[:, 0]] - strengths[first[:, 1]])
+            p_second = expit(strengths[second[:, 0]] - strengths[second[:, 1]])
+            a, b, n_both = np.array([self._sums[key] for key in keys]).T
+            b_swapped = np.array([self._sums[(key[1], key[0])][1] for key in keys])
+            weight = a - p_second * b - p_first * b_swapped + p_first * p_second * n_both
+            for row, row_sign in ((first[:, 0], 1.0), (first[:, 1], -1.0)):
+                for column, column_sign in ((second[:, 0], 1.0), (second[:, 1], -1.0)):
+                    np.add.at(spread, (row, column), row_sign * column_sign * weight)
+        return spread, len(self._rotations)
+
+    def fit(self, *, confidence: float = 0.95) -> tuple[EloRatings, bool]:
+        """The ratings of the games so far (mean 0) and whether virtual draws were
+        needed because some bot won or lost every game (see
+        :func:`arena.ratings.elo.fit_with_fallback`).
+
+        Raises RatingError when there is nothing to rate yet (a bot without games,
+        bots that never met).
+        """
+        counts = self.counts()
+        return fit_with_fallback(
+            lambda prior: hessian_fit(counts, self.spread, confidence=confidence, prior_draws=prior)
+        )
+
+
+def _score(mine: int, theirs: int) -> float:
+    return WIN if mine < theirs else DRAW if mine == theirs else LOSS

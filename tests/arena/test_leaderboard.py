@@ -1,0 +1,83 @@
+"""The permanent leaderboard: one per seat count and time-control class; games the host
+spoiled or never played count for nobody."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.db import open_database
+
+runner = CliRunner()
+
+
+def arena(db: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, [*args, "--db", str(db)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    common = ("--game", "koenigsgarten", "--executor", "local")
+    code, _, err = arena(
+        db, "tournament", "run", *common, "-b", "random", "-b", "first-legal", "--games", "30"
+    )
+    assert code == 0, err
+    # A built-in search bot given 5 ms a move runs out of time at once, is suspended
+    # after 10 games and forfeits the rest unplayed.
+    code, _, err = arena(
+        db,
+        "tournament",
+        "run",
+        *common,
+        "-b",
+        "mcts",
+        "-b",
+        "random",
+        "-b",
+        "first-legal",
+        "--games",
+        "10",
+        "--time-per-move",
+        "0.005",
+    )
+    assert code == 0, err
+    with open_database(str(db)).connect() as connection:
+        names = dict(connection.execute(sa.text("SELECT id, name FROM bot")).all())
+        stored = connection.execute(
+            sa.text("SELECT seats, reason FROM game WHERE tournament_id = 2")
+        ).all()
+    host_faults: Counter[str] = Counter()
+    unplayed: Counter[str] = Counter()
+    for seats, reason in stored:
+        for bot in json.loads(str(seats)):
+            host_faults[names[bot]] += reason == "timeout"  # every bot here is built in
+            unplayed[names[bot]] += reason == "suspended"
+    assert host_faults["mcts"] > 0 and unplayed["mcts"] > 0
+
+    default = json.loads(arena(db, "leaderboard", "koenigsgarten", "-f", "json")[1])
+    assert default["leaderboard"]["time_class"] == "unlimited"
+    assert default["leaderboard"]["tournaments"] == [1]
+    assert {b["bot"] for b in default["bots"]} == {"random@1", "first-legal@1"}
+    assert default["leaderboard"]["others"][0]["time_class"] == "bullet"
+
+    code, out, err = arena(
+        db, "leaderboard", "koenigsgarten", "--time-class", "bullet", "-f", "json"
+    )
+    assert code == 0, err
+    bullet = {b["bot"]: b for b in json.loads(out)["bots"]}
+    mcts = bullet["mcts@1"]
+    assert (mcts["host_faults"], mcts["unplayed"]) == (host_faults["mcts"], unplayed["mcts"])
+    assert mcts["forfeits"] == {} and mcts["losses"] == 0 and mcts["elo"] is None
+    assert mcts["games"] == 2 * 10 - host_faults["mcts"] - unplayed["mcts"]
+    assert bullet["random@1"]["games"] >= 10  # its games against first-legal count
+    text = arena(db, "leaderboard", "koenigsgarten", "--time-class", "bullet")[1]
+    assert "bullet time" in text and "host faults" in text
+
+    code, _, err = arena(db, "leaderboard", "koenigsgarten", "--time-class", "hyperbullet")
+    assert code == 2 and "unknown time class 'hyperbullet'" in err
