@@ -243,6 +243,8 @@ class LocalExecutor:
                 return
 
     def close(self) -> None:
+        for bot in _bot_cache.values():
+            bot.close()  # a process bot's sandbox dies with it (an interrupted game's too)
         _bot_cache.clear()
 
 
