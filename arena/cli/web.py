@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,19 +38,24 @@ def serve(
         bool, typer.Option(help="also start a worker process that runs queued tournaments")
     ] = True,
     executor: ExecutorOption = None,
+    settings: Annotated[
+        Path | None,
+        typer.Option(help="a TOML file of caps and limits for web users (docs/web.md)"),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Serve the pages and the JSON API (docs at /api/docs) over the database."""
     import uvicorn
 
-    from arena.web.app import create_app
+    from arena.web.app import create_app, load_settings
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
     if executor is not None and executor not in ("ray", "local"):
         raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    web_settings = load_settings(settings) if settings is not None else None
     url = resolve_url(db)
-    app = create_app(database(url))
+    app = create_app(database(url), settings=web_settings)
     child = _start_worker(url, executor) if worker else None
     try:
         console.print(f"arena: serving http://{host}:{port}/ (API docs at /api/docs)")
