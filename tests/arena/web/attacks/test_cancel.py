@@ -119,16 +119,28 @@ def cancel(web: Web, url: str, owner: dict[str, str]) -> None:
 def stop(worker: subprocess.Popen[bytes]) -> None:
     worker.send_signal(signal.SIGTERM)
     worker.wait(60)
+    assert worker.returncode == 0
+
+
+def cancel_while_running(web: Web, worker: subprocess.Popen[bytes]) -> tuple[Staller, str]:
+    """A staller's tournament, cancelled while the worker waits on the staller's move."""
+    staller = Staller()
+    url, owner = start_stalling_tournament(web, worker, staller)
+    cancel(web, url, owner)
+    return staller, url
+
+
+def assert_stays_cancelled(web: Web, engine: Engine, url: str) -> None:
+    assert web.client.get(url).json()["status"] == "cancelled"
+    assert run_worker(engine, once=True, console=QUIET) == 0  # nobody runs it again
+    assert web.client.get(url).json()["status"] == "cancelled"
 
 
 def test_a_cancel_kills_the_bots_within_seconds_and_outlives_the_worker(
     web: Web, worker: subprocess.Popen[bytes], engine: Engine
 ) -> None:
-    staller = Staller()
-    url, owner = start_stalling_tournament(web, worker, staller)
-    cancel(web, url, owner)
-    seconds = wait_until(lambda: not staller.processes(), 30, "the staller outlived the cancel")
-    assert seconds < 30
+    staller, url = cancel_while_running(web, worker)
+    wait_until(lambda: not staller.processes(), 30, "the staller outlived the cancel")
     wait_until(
         lambda: web.client.get(url).json()["message"].startswith("cancelled after"),
         30,
@@ -136,25 +148,17 @@ def test_a_cancel_kills_the_bots_within_seconds_and_outlives_the_worker(
     )
     assert worker.poll() is None  # the worker goes on with the queue
     stop(worker)
-    assert worker.returncode == 0
-    detail = web.client.get(url).json()
-    assert detail["status"] == "cancelled" and detail["stored"] == 0
-    assert run_worker(engine, once=True, console=QUIET) == 0  # nobody runs it again
-    assert web.client.get(url).json()["status"] == "cancelled"
+    assert web.client.get(url).json()["stored"] == 0  # the game in progress was abandoned
+    assert_stays_cancelled(web, engine, url)
 
 
 def test_a_worker_stopped_just_after_a_cancel_leaves_it_cancelled(
     web: Web, worker: subprocess.Popen[bytes], engine: Engine
 ) -> None:
-    staller = Staller()
-    url, owner = start_stalling_tournament(web, worker, staller)
-    cancel(web, url, owner)
+    staller, url = cancel_while_running(web, worker)
     stop(worker)  # at once: before its watch has seen the cancel, most likely
-    assert worker.returncode == 0
     wait_until(lambda: not staller.processes(), 30, "the staller outlived its worker")
-    assert web.client.get(url).json()["status"] == "cancelled"
-    assert run_worker(engine, once=True, console=QUIET) == 0
-    assert web.client.get(url).json()["status"] == "cancelled"
+    assert_stays_cancelled(web, engine, url)
 
 
 def test_with_ray_a_cancel_kills_the_bots_and_a_stop_requeues(
@@ -166,10 +170,10 @@ def test_with_ray_a_cancel_kills_the_bots_and_a_stop_requeues(
     cancelled, owner = start_stalling_tournament(web, worker, first, executor="ray")
     cancel(web, cancelled, owner)
     wait_until(lambda: not first.processes(), 30, "Ray's staller outlived the cancel")
+    assert worker.poll() is None
     second = Staller()
     stopped, _ = start_stalling_tournament(web, worker, second, executor="ray")
-    stop(worker)
-    assert worker.returncode == 0  # not Ray's own exit in the middle of a write
+    stop(worker)  # exit code 0: not Ray's own exit in the middle of a write
     wait_until(lambda: not second.processes(), 30, "Ray's staller outlived its worker")
     assert web.client.get(cancelled).json()["status"] == "cancelled"
     requeued = web.client.get(stopped).json()
