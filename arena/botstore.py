@@ -48,7 +48,7 @@ def check_name(name: str) -> str:
     """Raises BotRegistryError unless ``name`` is a valid bot name."""
     if not NAME_PATTERN.fullmatch(name):
         raise BotRegistryError(
-            f"bad bot name {name!r}: start with a letter, then letters, digits, '_', '.', "
+            f"bad bot name {name!r:.80}: start with a letter, then letters, digits, '_', '.', "
             "'+' or '-' (at most 64 characters)"
         )
     return name

@@ -276,6 +276,8 @@ class SubprocessBot(Bot):
             )
         except SandboxError as exc:
             raise BotCrash(str(exc)) from None
+        except Exception as exc:  # the host's own trouble (its disk, its processes)
+            raise HostError(f"the arena could not start the bot: {exc!r}") from exc
         self._channel = _Channel(self.process)
         with self._faults_stop_the_bot("while starting"):
             hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)

@@ -40,7 +40,16 @@ from arena.web.accounts import (
     admit,
     check_may_change_bot,
 )
-from arena.web.app import AuthError, Busy, FieldError, Offset, RowId, WebContext, context
+from arena.web.app import (
+    AuthError,
+    Busy,
+    FieldError,
+    Offset,
+    RowId,
+    WebContext,
+    context,
+    plain_url,
+)
 from arena.web.cache import Cached
 from arena.web.checker import Submission, run_check
 from arena.web.data import load_json, load_toml
@@ -57,7 +66,7 @@ from arena.web.worker import QUEUED
 from engines.errors import GameError
 from engines.registry import get_game
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)])
 bearer = HTTPBearer(
     auto_error=False,
     description="the token `arena users add NAME` printed",
@@ -497,6 +506,24 @@ def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConf
     return config
 
 
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema with its ``$defs`` written where they are used: inside an OpenAPI
+    document, ``#/$defs/…`` would point at the document's root, where they are not."""
+    definitions = schema.get("$defs", {})
+
+    def resolved(node: Any) -> Any:
+        if isinstance(node, list):
+            return [resolved(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return resolved(definitions[node["$ref"].rpartition("/")[2]])
+        return {key: resolved(value) for key, value in node.items() if key != "$defs"}
+
+    result: dict[str, Any] = resolved(schema)
+    return result
+
+
 @router.post(
     "/tournaments",
     tags=["tournaments"],
@@ -508,7 +535,7 @@ def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConf
             "required": True,
             "description": "a tournament configuration, as in configs/*.toml",
             "content": {
-                "application/json": {"schema": TournamentConfig.model_json_schema()},
+                "application/json": {"schema": inline_refs(TournamentConfig.model_json_schema())},
                 "application/toml": {"schema": {"type": "string"}},
             },
         }

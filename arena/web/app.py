@@ -34,6 +34,7 @@ from arena.tournament import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
 from arena.web.checker import CheckFailed
+from arena.web.data import check_text
 from arena.web.uploads import UploadError, UploadLimits
 from engines.errors import GameError, UnknownGameError
 
@@ -131,6 +132,21 @@ def context(request: Request) -> WebContext:
     """The app's :class:`WebContext` (a FastAPI dependency)."""
     ctx: WebContext = request.app.state.arena
     return ctx
+
+
+def plain_url(request: Request) -> None:
+    """A dependency of every route: the path and query hold only text a database
+    stores (a NUL character would reach PostgreSQL as a 503, not a 4xx).
+
+    Raises:
+        FieldError: the first such text.
+    """
+    texts = [request.scope["path"], *request.query_params.keys(), *request.query_params.values()]
+    for text in texts:
+        try:
+            check_text(text)
+        except ValueError as exc:
+            raise FieldError(f"the URL: {exc}") from None
 
 
 def status_of(exc: Exception) -> int:

@@ -16,11 +16,11 @@ from sqlmodel import Session
 from arena.report import Report, ReportError
 from arena.report_format import layout, summary_lines
 from arena.web import queries, reports
-from arena.web.app import Offset, RowId, WebContext, context
+from arena.web.app import Offset, RowId, WebContext, context, plain_url
 from arena.web.worker import QUEUED
 from engines.registry import get_game
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
 Context = Annotated[WebContext, Depends(context)]
 GAMES_PER_PAGE = 50
 LIVE_STATUSES = (QUEUED, "pending", "running")

@@ -143,13 +143,18 @@ def test_a_huge_time_limit_is_no_limit_not_a_crash(engine: Engine) -> None:
     assert games == [("ok", None, None)] * 2
 
 
-def test_a_failure_of_the_host_is_not_the_bots_forfeit(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def broken(self: object, deadline: float) -> bytes:
-        raise OSError(5, "Input/output error")  # the host's pipe, not the bot
+def _host_failure(*args: object, **kwargs: object) -> bytes:
+    raise OSError(5, "Input/output error")  # the host's pipe or disk, not the bot
 
-    monkeypatch.setattr(arena.subprocess_bot._Channel, "receive", broken)
+
+@pytest.mark.parametrize(
+    ("target", "name"),
+    [(arena.subprocess_bot._Channel, "receive"), (arena.subprocess_bot, "SandboxedProcess")],
+)
+def test_a_failure_of_the_host_is_not_the_bots_forfeit(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, target: object, name: str
+) -> None:
+    monkeypatch.setattr(target, name, _host_failure)
     games = _run(engine)
     assert [(status, offender) for status, _, offender in games] == [("error", None)] * 2
 

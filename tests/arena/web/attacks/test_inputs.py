@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Iterator
 
@@ -82,6 +83,10 @@ def test_no_route_answers_a_bad_path_or_query_with_a_5xx(web: Web) -> None:
         ('{"game": "koenigsgarten", "options": [1]}', "application/json", "field 'options'"),
         ('{"game": "koenigsgarten", "seats": 999999}', "application/json", "seats"),
         ('{"game": "kardinal", "bots": ["random", "greedy"], "options": {"deck": 5}}', "", "deck"),
+        ('{"game": "koenigsgarten", "name": "a\\u0000b"}', "application/json", "NUL character"),
+        ('{"game": "koenigsgarten", "bots": ["x\\u0000"]}', "application/json", "NUL character"),
+        ('{"game": "koenigsgarten", "name": "\\ud800"}', "", "not UTF-8 (a lone surrogate)"),
+        ('name = "a\\u0000b"', "application/toml", "NUL character"),
     ],
 )
 def test_a_bad_configuration_body_is_a_4xx_naming_the_problem(
@@ -131,3 +136,14 @@ def test_a_chunked_upload_over_the_cap_is_413(web: Web) -> None:
     )
     assert response.status_code == 413, response.text
     assert "request body is larger than" in response.json()["detail"]
+
+
+def test_the_openapi_schema_has_no_dangling_references(web: Web) -> None:
+    document = web.client.get("/api/openapi.json").json()
+    references = re.findall(r'"\$ref": "([^"]+)"', json.dumps(document))
+    assert references
+    for reference in references:
+        node = document
+        for part in reference.removeprefix("#/").split("/"):
+            assert part in node, reference
+            node = node[part]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from arena.botloader import BUILTIN, PYTHON, BotSource
@@ -25,7 +25,7 @@ RESERVED = ["greedy", "Greedy", "RANDOM", "first-legal", "greedy-seed2", "mcts",
 
 def bots(engine: sa.Engine) -> list[tuple[str, int, str]]:
     with Session(engine) as session:
-        rows = session.exec(select(BotVersion).order_by(BotVersion.id)).all()  # type: ignore[arg-type]
+        rows = session.exec(select(BotVersion).order_by(col(BotVersion.id))).all()
         return [(bot.name, bot.version, bot.kind) for bot in rows]
 
 
