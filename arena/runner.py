@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.records import GameRecord
@@ -66,7 +67,7 @@ def play_game(
     deal = dict(state.deal())
     started = time.perf_counter()
     try:
-        outcome = _play_to_the_end(state, bots, time_control, on_step)
+        outcome = _play_to_the_end(state, bots, options, time_control, on_step)
     except BaseException:
         # A host failure or an interrupt (Ctrl-C, a cancelled tournament): no bot's
         # process may outlive the game.
@@ -92,11 +93,14 @@ def play_game(
 
 
 def _play_to_the_end(
-    state: State, bots: Sequence[Bot], time_control: TimeControl, on_step: StepHook | None
+    state: State,
+    bots: Sequence[Bot],
+    options: dict[str, Any],
+    time_control: TimeControl,
+    on_step: StepHook | None,
 ) -> Outcome:
     """The game loop of :func:`play_game`: its outcome, a forfeit included."""
     game = state.game
-    options = game.options_to_dict(state.options)
     seed = state.seed if state.seed is not None else 0
     outcome: Outcome | None = None
     for seat, bot in enumerate(bots):

@@ -56,9 +56,9 @@ class UnsafeCommand(ArenaError):
     interpreter of the sandbox's runtime."""
 
 
-def check_archive_command(command: str, files: Collection[str]) -> list[str]:
-    """The words of an uploaded archive's ``command``, checked against its ``files``
-    (relative paths): the program is one of :data:`INTERPRETERS` or ``{code}/FILE``;
+def check_archive_command(command: str, files: Collection[str]) -> None:
+    """Check an uploaded archive's ``command`` against its ``files`` (relative
+    paths): the program is one of :data:`INTERPRETERS` or ``{code}/FILE``;
     arguments name archive files as ``{code}/PATH`` or relative paths, never an
     absolute path (``/…``, ``~…``, also after ``=``, ``:`` or a space) nor ``..``.
 
@@ -104,7 +104,6 @@ def check_archive_command(command: str, files: Collection[str]) -> list[str]:
         raise UnsafeCommand(
             f"name the archive's files as {{code}}/PATH, e.g. 'python3 {{code}}/main.py' {shown}"
         )
-    return words
 
 
 @dataclass(frozen=True)
