@@ -45,10 +45,12 @@ PAGE_POLICY = (
 )
 
 
-MAX_ID = 2**63 - 1
-"""Ids, offsets and counts are 64-bit integers in the database."""
+MAX_ID = 2**31 - 1
+"""Ids are the database's INTEGER columns (32 bits on PostgreSQL)."""
+MAX_OFFSET = 2**63 - 1
+"""Offsets are 64-bit integers (SQLite and PostgreSQL alike)."""
 RowId = Annotated[int, Path(ge=0, le=MAX_ID, description="a stored row's id")]
-Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="rows to skip")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
 
 
 class AuthError(ArenaError):

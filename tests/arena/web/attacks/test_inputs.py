@@ -14,7 +14,7 @@ from fastapi.routing import APIRoute
 from arena.web import api, pages
 from tests.arena.web.conftest import FIRST_LEGAL, Web, play_tournament
 
-BAD_IDS = [str(2**64), str(2**63), "-1", "1e3", "1.5", "0x10", "\u0663", "9" * 5000]
+BAD_IDS = [str(2**64), str(2**63), str(2**31), "-1", "1e3", "1.5", "0x10", "\u0663", "9" * 5000]
 BAD_TEXTS = [
     "x" * 5000,
     "greedy@" + "9" * 50,
