@@ -4,6 +4,11 @@ A bot is a name bound to one game. Adding a name again with different code (or a
 different kind, entry or parameters) creates the next version, ``NAME@2``; adding it
 with identical code changes nothing. The stored code, not the user's file, is what
 tournaments run.
+
+The names of built-in kinds are reserved in every game, for every user and for the
+command line: ``greedy`` alone, or followed by ``-`` and one of its parameters
+(``greedy-seed2``, the name ``greedy:seed=2`` is registered under), belongs to the
+built-in, so ``-b greedy`` always plays the built-in (:func:`reserved_kind`).
 """
 
 from __future__ import annotations
@@ -30,12 +35,14 @@ from arena.botloader import (
 from arena.errors import ArenaError, NotFoundError
 from arena.models import BotVersion, GameSeat
 from arena.sandbox.runtime import host_runtime
-from bots.registry import UnknownBotError, get_bot_kind
+from bots.registry import UnknownBotError, all_bot_kinds, get_bot_kind, parse_bot_spec
 from engines.registry import get_game
+from engines.seeding import MAX_SEED
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,63}")
 MAX_CODE_BYTES = 1_000_000
 SAFE_WORD = re.compile(r"[\w@%+=:,./{}-]+")
+MAX_VERSION = 2**31 - 1
 
 
 class BotRegistryError(ArenaError):
@@ -46,10 +53,44 @@ def check_name(name: str) -> str:
     """Raises BotRegistryError unless ``name`` is a valid bot name."""
     if not NAME_PATTERN.fullmatch(name):
         raise BotRegistryError(
-            f"bad bot name {name!r}: start with a letter, then letters, digits, '_', '.', "
+            f"bad bot name {name!r:.80}: start with a letter, then letters, digits, '_', '.', "
             "'+' or '-' (at most 64 characters)"
         )
     return name
+
+
+def reserved_kind(name: str) -> str | None:
+    """The built-in kind that owns ``name`` (in any letter case): its own name, or its
+    name, ``-`` and one of its parameters (``greedy-seed2``); None for a free name."""
+    lowered = name.lower()
+    for kind in all_bot_kinds():
+        if lowered == kind.name or any(
+            lowered.startswith(f"{kind.name}-{param}") for param in kind.param_names()
+        ):
+            return kind.name
+    return None
+
+
+def check_free_name(name: str) -> str:
+    """A name a submitted bot may take.
+
+    Raises:
+        BotRegistryError: a bad name, or one reserved for a built-in kind.
+    """
+    check_name(name)
+    kind = reserved_kind(name)
+    if kind is not None:
+        raise BotRegistryError(
+            f"the bot name {name!r} is reserved for the built-in bot {kind!r} (in every game): "
+            "choose another name"
+        )
+    return name
+
+
+def builtin_name(kind: str, params: Mapping[str, Any]) -> str:
+    """The name a built-in kind with these parameters is registered under:
+    ``greedy``, ``greedy-seed2``."""
+    return "-".join([kind, *(f"{key}{value}" for key, value in params.items())])
 
 
 def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None) -> BotSource:
@@ -62,13 +103,40 @@ def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None
     return BotSource(BUILTIN, bot_kind.name, bot_kind.validate_params(params))
 
 
+def python_params(params: Mapping[str, Any] | None) -> dict[str, int]:
+    """A Python bot's parameters: only ``seed``, an integer (or its digits, as the
+    command line's ``--param seed=3`` gives it) of at most 63 bits.
+
+    Raises:
+        BotRegistryError: another parameter, or a seed that is no such integer.
+    """
+    raw = dict(params or {})
+    unknown = sorted(set(raw) - {"seed"})
+    if unknown:
+        raise BotRegistryError(
+            f"a Python bot takes one parameter, 'seed' (got {', '.join(map(repr, unknown))})"[:200]
+        )
+    if "seed" not in raw:
+        return {}
+    seed = raw["seed"]
+    if isinstance(seed, str) and seed.strip().lstrip("-").isdigit() and len(seed) < 30:
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -MAX_SEED <= seed <= MAX_SEED:
+        raise BotRegistryError(
+            f"parameter 'seed' of a Python bot: an integer of at most 63 bits (got {seed!r:.40})"
+        )
+    return {"seed": seed}
+
+
 def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSource:
     """A Python bot from ``FILE[:Class]``: reads the file and finds the class.
 
     Raises:
-        BotRegistryError: the file is missing, unreadable, too large or not UTF-8.
+        BotRegistryError: the file is missing, unreadable, too large or not UTF-8, or a
+            bad parameter (:func:`python_params`).
         BotLoadError: a syntax error or no unique bot class.
     """
+    checked = python_params(params)
     path_text, _, class_name = spec.partition(":")
     if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
         path_text, class_name = spec, ""
@@ -84,7 +152,7 @@ def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSour
     except UnicodeDecodeError:
         raise BotRegistryError(f"bot file {path_text!r} is not UTF-8 text") from None
     entry = python_bot_class_name(code, path.name, class_name or None)
-    return BotSource(PYTHON, entry, dict(params or {}), code)
+    return BotSource(PYTHON, entry, checked, code)
 
 
 def command_source(
@@ -204,10 +272,13 @@ def add_bot(
     it is new. Names are per game: ``random`` may be a bot of every game.
 
     Raises:
-        BotRegistryError: a bad name.
+        BotRegistryError: a bad name, or a name reserved for another built-in kind.
         UnknownGameError: ``game`` is unknown.
     """
     check_name(name)
+    kind = reserved_kind(name)
+    if kind is not None and (source.kind != BUILTIN or source.entry != kind):
+        check_free_name(name)
     game = get_game(game).name
     versions = session.exec(
         select(BotVersion)
@@ -251,8 +322,16 @@ def parse_reference(reference: str) -> tuple[str, int | None]:
     name, sep, version = reference.strip().partition("@")
     if not sep:
         return name, None
-    if not version.isdigit() or int(version) < 1:
-        raise BotRegistryError(f"bad bot reference {reference!r}: write NAME or NAME@VERSION")
+    if not (
+        version.isascii()
+        and version.isdigit()
+        and len(version) <= 10
+        and 1 <= int(version) <= MAX_VERSION
+    ):
+        raise BotRegistryError(
+            f"bad bot reference {reference!r:.80}: write NAME or NAME@VERSION "
+            f"(a version from 1 to {MAX_VERSION})"
+        )
     return name, int(version)
 
 
@@ -286,6 +365,8 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
     name, version = parse_reference(reference)
     game_name = _named(session, name, game)
     query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
+    if reserved_kind(name) is not None:
+        query = query.where(BotVersion.kind == BUILTIN)  # never a squatter's code
     if version is not None:
         query = query.where(BotVersion.version == version)
     else:
@@ -297,29 +378,41 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
 
 
 def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
-    """A registered bot, or a built-in kind (``random``, ``greedy:seed=2``) registered
-    on first use under its own name.
+    """A built-in kind (``greedy``, ``greedy:seed=2``; registered on first use under
+    :func:`builtin_name`), or else a registered bot (``NAME``, ``NAME@V``). A built-in
+    kind's name always means the built-in.
 
     Raises:
-        NotFoundError: neither a registered bot nor a built-in kind for ``game``.
+        NotFoundError: neither a built-in kind for ``game`` nor a registered bot.
+        BotRegistryError: a malformed reference, or a bad parameter of a built-in.
     """
-    try:
+    kind_text, with_params, param_text = reference.partition(":")
+    builtin = kind_text.strip().lower() in {kind.name for kind in all_bot_kinds()}
+    if "@" in kind_text:
         return find_bot(session, reference, game=game)
-    except NotFoundError as missing:
-        kind, _, param_text = reference.partition(":")
-        if "@" in kind:
-            raise
-        params = dict(item.split("=", 1) for item in param_text.split(",") if "=" in item)
+    if not (builtin or with_params):
         try:
-            source = builtin_source(kind, game, params)
-        except UnknownBotError:
+            return find_bot(session, reference, game=game)
+        except NotFoundError:
             raise NotFoundError(
                 f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
                 f"built-in kind for {get_game(game).name} (`arena games`)"
-            ) from missing
-        name = kind if not params else "-".join([kind, *(f"{k}{v}" for k, v in params.items())])
-        bot, _ = add_bot(session, name=name, game=game, source=source)
-        return bot
+            ) from None
+    try:
+        kind = get_bot_kind(kind_text, game)
+    except UnknownBotError as exc:
+        raise NotFoundError(
+            f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
+            f"built-in kind for {get_game(game).name}: {exc}"
+        ) from None
+    try:
+        _, raw = parse_bot_spec(f"{kind.name}:{param_text}")
+        params = kind.validate_params(raw)
+    except UnknownBotError as exc:
+        raise BotRegistryError(f"bot {reference!r}: {exc}") from None
+    name = builtin_name(kind.name, {key: params[key] for key in raw})
+    bot, _ = add_bot(session, name=name, game=game, source=BotSource(BUILTIN, kind.name, params))
+    return bot
 
 
 def list_bots(

@@ -2,13 +2,20 @@
 
 See ``configs/*.toml`` for commented examples. Every error names the file, the field
 and the bad value; nothing is written to the database before the whole configuration
-(bots included) is valid.
+(bots included) is valid. Numbers must be finite.
+
+A configuration queued over the web must also keep within the server's
+:class:`ConfigCaps` (:func:`check_caps`): games, bots, workers, time limits, adaptive
+budgets and SPRT bounds, numeric game options and built-in bots' parameters.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,15 +24,17 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
+from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
 from engines.errors import GameError, OptionError
 from engines.registry import get_game
+from engines.seeding import MAX_SEED
 
 FORMATS = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
 Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class EloSettings(_Strict):
@@ -225,3 +234,137 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
         except GameError:
             pass  # an unknown game: validation below names it
     return validate_config(data, source)
+
+
+# -- caps on configurations from the web ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigCaps:
+    """The largest values a configuration queued over the web may ask for; the
+    operator sets them (``arena serve --settings FILE``, docs/web.md).
+
+    Attributes:
+        bots: participants (bots, candidates and opponents together).
+        games_per_table: ``games``, per pairing or table (deals in solitaire).
+        scheduled_games: games the whole tournament may schedule (adaptive budgets too).
+        batch: games per batch of the ``elo`` and ``sprt`` formats.
+        workers: ``workers``.
+        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` or
+            ``time_limit`` (seconds per move or per game of its own search).
+        seconds_per_game: ``time_per_game``.
+        sprt_elo: the largest ``|elo0|`` and ``|elo1|``.
+        option_number: any numeric game option (``move_cap`` …).
+        bot_iterations: a built-in bot's ``iterations``.
+        bot_number: any other numeric parameter of a built-in bot (``node_limit``,
+            ``patience``, ``depth``, ``exploration``, ``margin`` …); seeds have 63 bits.
+    """
+
+    bots: int = 32
+    games_per_table: int = 10_000
+    scheduled_games: int = 100_000
+    batch: int = 1_000
+    workers: int = 16
+    seconds_per_move: float = 60.0
+    seconds_per_game: float = 3_600.0
+    sprt_elo: float = 1_000.0
+    option_number: float = 100_000.0
+    bot_iterations: int = 100_000
+    bot_number: float = 10_000_000.0
+
+    __pydantic_config__ = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    def __post_init__(self) -> None:
+        require_positive(self)
+
+
+def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
+    """Raises ValueError for a field of the dataclass ``settings`` (but ``skip``) that
+    is not a finite positive number."""
+    for item in dataclasses.fields(settings):
+        value = getattr(settings, item.name)
+        if item.name in skip:
+            continue
+        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            raise ValueError(f"{item.name} must be a positive number, not {value!r}")
+
+
+BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})
+
+
+def planned_games(config: TournamentConfig) -> int:
+    """How many games the configuration can schedule at most."""
+    bots = len(config.bots)
+    seats = config.seat_count
+    if config.format == "round-robin":
+        return math.comb(bots, seats) * config.games
+    if config.format == "gauntlet":
+        return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
+    if config.format == "solitaire":
+        return bots * config.games
+    if config.format == "elo":
+        return config.elo.max_games
+    return config.sprt.max_games
+
+
+def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
+    """Raises ConfigError, naming the field, the value and the cap, for the first
+    setting of ``config`` over ``caps``."""
+
+    def at_most(field: str, value: float | None, cap: float) -> None:
+        if value is not None and abs(value) > cap:
+            raise ConfigError(f"field {field!r}: at most {cap:g} over the web (got {value!r})")
+
+    participants = len(config.bots) + len(config.candidates) + len(config.opponents)
+    if participants > caps.bots:
+        raise ConfigError(
+            f"at most {caps.bots} bots per tournament over the web, got {participants}"
+        )
+    at_most("games", config.games, caps.games_per_table)
+    at_most("workers", config.workers, caps.workers)
+    at_most("time_per_move", config.time_per_move, caps.seconds_per_move)
+    at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
+    at_most("elo.batch", config.elo.batch, caps.batch)
+    at_most("sprt.batch", config.sprt.batch, caps.batch)
+    at_most("sprt.elo0", config.sprt.elo0, caps.sprt_elo)
+    at_most("sprt.elo1", config.sprt.elo1, caps.sprt_elo)
+    for name, value in config.options.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            at_most(f"options.{name}", value, caps.option_number)
+    planned = planned_games(config)
+    if planned > caps.scheduled_games:
+        raise ConfigError(
+            f"this configuration schedules up to {planned} games; at most "
+            f"{caps.scheduled_games} over the web (lower 'games' or the budget)"
+        )
+    for field in ("bots", "candidates", "opponents"):
+        for reference in getattr(config, field):
+            _check_bot_params(field, reference, config.game, caps)
+
+
+def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -> None:
+    """A built-in bot's parameters (``mcts:iterations=500``) against the caps."""
+    if ":" not in reference:
+        return
+    try:
+        kind, raw = parse_bot_spec(reference)
+        params = get_bot_kind(kind, game).validate_params(raw)
+    except UnknownBotError as exc:
+        raise ConfigError(f"field {field!r}: {exc}") from None
+    for name in raw:
+        value = params[name]
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        where = f"field {field!r}: {reference!r:.80}: parameter {name!r}"
+        if not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number (got {value!r})")
+        if name == "seed":
+            cap: float = MAX_SEED
+        elif name == "iterations":
+            cap = caps.bot_iterations
+        elif name in BOT_SECONDS_PARAMS:
+            cap = caps.seconds_per_move
+        else:
+            cap = caps.bot_number
+        if abs(value) > cap:
+            raise ConfigError(f"{where}: at most {cap:g} over the web (got {value!r})")

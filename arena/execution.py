@@ -11,7 +11,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -243,6 +245,8 @@ class LocalExecutor:
                 return
 
     def close(self) -> None:
+        for bot in _bot_cache.values():
+            bot.close()  # a process bot's sandbox dies with it (an interrupted game's too)
         _bot_cache.clear()
 
 
@@ -287,6 +291,7 @@ class RayExecutor:
             # "local": always a fresh instance, never a cluster some `ray start` left behind.
             kwargs["address"] = "local"
             kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
+        handler = signal.getsignal(signal.SIGTERM)
         try:
             ray.init(**kwargs)
         except Exception as exc:
@@ -294,6 +299,11 @@ class RayExecutor:
                 f"the Ray cluster at {self.address!r}" if self.address else "a local Ray instance"
             )
             raise ExecutionError(f"cannot start {where}: {exc}") from None
+        finally:
+            # Ray's own handler exits the process at once: the driver's (the runner's
+            # or the worker's) stores what finished and requeues the tournament.
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, handler)
         self._started_ray = True
         return int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
 

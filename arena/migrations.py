@@ -176,11 +176,50 @@ def _v4_bot_names_per_game(op: Operations) -> None:
         op.create_unique_constraint("uq_bot_game_name_version", "bot", ["game", "name", "version"])
 
 
+def _v5_reserve_builtin_names(op: Operations) -> None:
+    """Built-in kind names belong to the built-ins (arena.botstore.reserved_kind): a
+    submitted bot registered under one (``greedy``) becomes ``greedy.submitted`` (or
+    ``greedy.submitted2`` … when that is taken), keeping its versions, games, ratings
+    and owner, so that ``-b greedy`` plays the built-in."""
+    from arena.botstore import reserved_kind
+
+    connection = op.get_bind()
+    bots = sa.table(
+        "bot",
+        sa.column("id", sa.Integer),
+        sa.column("name", sa.String),
+        sa.column("game", sa.String),
+        sa.column("kind", sa.String),
+        sa.column("entry", sa.String),
+    )
+    rows = connection.execute(
+        sa.select(bots.c.id, bots.c.name, bots.c.game, bots.c.kind, bots.c.entry)
+    ).all()
+    taken = {(row.game, row.name) for row in rows}
+    renamed: dict[tuple[str, str], str] = {}
+    for row in rows:
+        kind = reserved_kind(row.name)
+        if kind is None or (row.kind == "builtin" and row.entry == kind):
+            continue
+        key = (row.game, row.name)
+        if key not in renamed:
+            base = f"{row.name[:54]}.submitted"
+            new = next(
+                f"{base}{number or ''}"
+                for number in range(len(rows) + 2)
+                if number != 1 and (row.game, f"{base}{number or ''}") not in taken
+            )
+            taken.add((row.game, new))
+            renamed[key] = new
+        connection.execute(sa.update(bots).where(bots.c.id == row.id).values(name=renamed[key]))
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
     _v3_game_order_index,
     _v4_bot_names_per_game,
+    _v5_reserve_builtin_names,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 
@@ -195,8 +234,9 @@ def current_version(connection: Connection) -> int:
     return int(value or 0)
 
 
-def migrate(connection: Connection) -> list[int]:
-    """Apply every migration the database lacks, inside the caller's transaction.
+def migrate(connection: Connection, *, upto: int = LATEST) -> list[int]:
+    """Apply every migration the database lacks (up to version ``upto``), inside the
+    caller's transaction.
 
     Returns the versions applied. Raises RuntimeError when the database is newer
     than this program.
@@ -214,7 +254,7 @@ def migrate(connection: Connection) -> list[int]:
         connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER)"))
     op = Operations(MigrationContext.configure(connection))
     applied = []
-    for number in range(version + 1, LATEST + 1):
+    for number in range(version + 1, upto + 1):
         MIGRATIONS[number - 1](op)
         connection.execute(sa.text(f"INSERT INTO {VERSION_TABLE} (version) VALUES ({number})"))
         applied.append(number)

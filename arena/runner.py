@@ -3,7 +3,9 @@
 This is the loop every executor runs: tell each bot the game starts, ask the seat
 to move for an action, check it, apply it, and build the record. A bot that raises,
 runs out of time or answers with an illegal action forfeits; the game ends there and
-the reason goes into the outcome.
+the reason goes into the outcome. The host's own failures (:class:`HostError`, and
+the engine's) are never a bot's forfeit: they raise, and the executor stores the game
+as an error.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from arena.errors import ArenaError
 from arena.records import GameRecord
 from bots.base import Bot, BotFault, GameInfo
 from engines.core import Action, State
@@ -23,6 +27,11 @@ TIMEOUT = "timeout"
 CRASH = "crash"
 
 StepHook = Callable[[State, int, Action], None]
+
+
+class HostError(ArenaError):
+    """The arena itself failed while a bot played (a bug or a broken resource of the
+    host, not something the bot did): the game is an error, never the bot's forfeit."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,7 @@ def play_game(
 
     Raises:
         ValueError: the number of bots is not the number of seats.
+        HostError: the host failed while a bot played (not the bot's fault).
     """
     game = state.game
     if len(bots) != state.num_seats:
@@ -55,8 +65,43 @@ def play_game(
     names = list(players) if players is not None else [bot.name for bot in bots]
     options = game.options_to_dict(state.options)
     deal = dict(state.deal())
-    seed = state.seed if state.seed is not None else 0
     started = time.perf_counter()
+    try:
+        outcome = _play_to_the_end(state, bots, options, time_control, on_step)
+    except BaseException:
+        # A host failure or an interrupt (Ctrl-C, a cancelled tournament): no bot's
+        # process may outlive the game.
+        for bot in bots:
+            with contextlib.suppress(Exception):
+                bot.close()
+        raise
+    for bot in bots:
+        with contextlib.suppress(Exception):
+            bot.game_over(outcome)
+    return GameRecord.model_construct(
+        game=game.name,
+        options=options,
+        seats=state.num_seats,
+        seed=state.seed,
+        players=names,
+        deal=deal,
+        actions=[(s, str(a)) for s, a in state.history],
+        outcome=outcome.to_dict(),
+        duration=round(time.perf_counter() - started, 6),
+        format="arena-record/1",
+    )
+
+
+def _play_to_the_end(
+    state: State,
+    bots: Sequence[Bot],
+    options: dict[str, Any],
+    time_control: TimeControl,
+    on_step: StepHook | None,
+) -> Outcome:
+    """The game loop of :func:`play_game`: its outcome, a forfeit included."""
+    game = state.game
+    seed = state.seed if state.seed is not None else 0
     outcome: Outcome | None = None
     for seat, bot in enumerate(bots):
         try:
@@ -64,6 +109,8 @@ def play_game(
         except BotFault as fault:
             outcome = _forfeit(state, seat, fault.reason, str(fault))
             break
+        except HostError:
+            raise
         except Exception as exc:
             outcome = _forfeit(state, seat, CRASH, f"new_game raised {exc!r}")
             break
@@ -75,13 +122,16 @@ def play_game(
             outcome = state.outcome()
             break
         legal = state.legal_actions()
+        observation = state.observation(seat)
         left = clocks[seat]
         tick = time.perf_counter()
         try:
-            action = bots[seat].act(state.observation(seat), legal, left)
+            action = bots[seat].act(observation, legal, left)
         except BotFault as fault:
             outcome = _forfeit(state, seat, fault.reason, str(fault))
             break
+        except HostError:
+            raise
         except Exception as exc:
             outcome = _forfeit(state, seat, CRASH, f"act raised {exc!r}")
             break
@@ -101,21 +151,7 @@ def play_game(
         if on_step is not None:
             on_step(state, seat, action)
     assert outcome is not None, "a finished state always has an outcome"
-    for bot in bots:
-        with contextlib.suppress(Exception):
-            bot.game_over(outcome)
-    return GameRecord.model_construct(
-        game=game.name,
-        options=options,
-        seats=state.num_seats,
-        seed=state.seed,
-        players=names,
-        deal=deal,
-        actions=[(s, str(a)) for s, a in state.history],
-        outcome=outcome.to_dict(),
-        duration=round(time.perf_counter() - started, 6),
-        format="arena-record/1",
-    )
+    return outcome
 
 
 def _forfeit(state: State, seat: int, reason: str, message: str) -> Outcome:

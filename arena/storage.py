@@ -32,6 +32,7 @@ from arena.scheduling import FinishedGame, PlannedGame
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
 SCHEDULE_TABLE = ScheduledGame.__table__  # type: ignore[attr-defined]
+CANCELLED = "cancelled"
 
 
 def _insert_ignoring_duplicates(
@@ -158,15 +159,18 @@ def set_status(
     started: datetime | None = None,
     finished: datetime | None = None,
 ) -> None:
+    """Write the tournament's status. A cancelled tournament stays cancelled: no later
+    write (a driver that stops, a worker that requeues or fails it) undoes a cancel."""
     values: dict[str, Any] = {"status": status, "message": message}
     if started is not None:
         values["started"] = started
     if finished is not None:
         values["finished"] = finished
+    update = sa.update(Tournament).where(col(Tournament.id) == tournament_id)
+    if status != CANCELLED:
+        update = update.where(col(Tournament.status) != CANCELLED)
     with session_scope(engine) as session:
-        session.exec(
-            sa.update(Tournament).where(col(Tournament.id) == tournament_id).values(**values)
-        )
+        session.exec(update.values(**values))
 
 
 def read_status(engine: Engine, tournament_id: int) -> str:

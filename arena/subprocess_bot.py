@@ -12,7 +12,13 @@ or ``illegal_action``; the process is killed before the fault is raised.
 
 The end of the bot's stderr (``SandboxLimits.stderr_bytes``) is kept for its owner
 in :attr:`SubprocessBot.last_stderr` after each game, and its last lines close the
-message of a fault (which the runner stores with a forfeit).
+message of a fault (which the runner stores with a forfeit). A fault's message quotes
+at most :data:`QUOTE_CHARS` characters of anything the bot wrote and
+:data:`STDERR_IN_MESSAGE` of its stderr: whatever a bot manages to read, it cannot
+ship it back through our messages.
+
+A failure of the host itself (not of the bot) while it talks to the bot is raised as
+:class:`~arena.runner.HostError`, which the runner never charges to the bot.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.runner import TimeControl
+from arena.runner import HostError, TimeControl
 from arena.sandbox import (
     DEFAULT_LIMITS,
     SandboxedProcess,
@@ -51,9 +57,18 @@ from engines.outcome import Outcome
 
 READ_CHUNK = 65536
 UNTIMED = TimeControl()
-STDERR_IN_MESSAGE = 240
+STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
 STDERR_MARKER = "; stderr: "
+QUOTE_CHARS = 80
+"""Characters of a message the bot wrote that a fault's message quotes."""
+ERROR_REPORT_CHARS = 200
+"""Characters of the bot's own error report (its ``act`` raised) that are kept."""
+POLL_MAX_MS = 2**31 - 1
+"""``poll()`` takes a C int of milliseconds; longer waits are made of several polls."""
+FOREVER_SECONDS = 10_000_000.0
+"""Longer time limits (up to infinity) mean no limit; they are cut to this, which
+still fits every clock the host hands on (the CPU-time limit, the wire's JSON)."""
 
 
 class BotErrorReport(BotCrash):
@@ -116,6 +131,8 @@ class _Channel:
             except (BrokenPipeError, ConnectionResetError):
                 raise _Exited from None
             events = self.writing.poll(_milliseconds(deadline))
+            if not events and time.monotonic() < deadline:
+                continue  # a wait longer than poll() takes ended early
             if not events:
                 raise BotTimeout("did not read its input in time")
             self._drain_stderr_if_ready(events)
@@ -139,6 +156,8 @@ class _Channel:
                 return line
             searched = len(self.pending)
             events = self.reading.poll(_milliseconds(deadline))
+            if not events and time.monotonic() < deadline:
+                continue  # a wait longer than poll() takes ended early
             if not events or time.monotonic() > deadline:
                 raise BotTimeout("did not answer in time")
             for fd, _ in events:
@@ -194,7 +213,7 @@ def _read(fd: int) -> bytes | None:
 
 
 def _milliseconds(deadline: float) -> int:
-    return max(0, math.ceil((deadline - time.monotonic()) * 1000))
+    return min(POLL_MAX_MS, max(0, math.ceil((deadline - time.monotonic()) * 1000)))
 
 
 class SubprocessBot(Bot):
@@ -221,8 +240,8 @@ class SubprocessBot(Bot):
         self.files = dict(files or {})
         self.env = dict(env or {})
         self.limits = limits
-        self.move_seconds = time_control.per_move or limits.move_seconds
-        self.game_seconds = time_control.per_game or limits.game_seconds
+        self.move_seconds = min(time_control.per_move or limits.move_seconds, FOREVER_SECONDS)
+        self.game_seconds = min(time_control.per_game or limits.game_seconds, FOREVER_SECONDS)
         self.handshake: Handshake | None = None
         self.last_stderr = b""
         """The end of the last game's stderr, at most ``limits.stderr_bytes``."""
@@ -256,15 +275,16 @@ class SubprocessBot(Bot):
             )
         except SandboxError as exc:
             raise BotCrash(str(exc)) from None
+        except Exception as exc:  # the host's own trouble (its disk, its processes)
+            raise HostError(f"the arena could not start the bot: {exc!r}") from exc
         self._channel = _Channel(self.process)
         with self._faults_stop_the_bot("while starting"):
             hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
             self.handshake = _read_handshake(hello)
             game = info.game.name
             if not self.handshake.plays(game):
-                raise BotProtocolError(
-                    f"does not play {game} (plays: {', '.join(self.handshake.games) or 'none'})"
-                )
+                plays = _cut(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
+                raise BotProtocolError(f"does not play {game} (plays: {plays})")
             self._expect(
                 self._request(
                     {
@@ -316,11 +336,11 @@ class SubprocessBot(Bot):
             self._spent += time.monotonic() - started
             text = self._expect(reply, "action").get("action")
             if not isinstance(text, str):
-                raise BotProtocolError(f"'action' must be a string, not {text!r}")
+                raise BotProtocolError(f"'action' must be a string, not {_shown(text)}")
             action = by_text.get(text)
             if action is None:
                 shown = ", ".join(list(by_text)[:12]) + (", …" if len(by_text) > 12 else "")
-                raise BotIllegalAction(f"{text!r} is not legal here (legal: {shown})")
+                raise BotIllegalAction(f"{_shown(text)} is not legal here (legal: {shown})")
             return action
 
     def game_over(self, outcome: Outcome) -> None:
@@ -351,30 +371,36 @@ class SubprocessBot(Bot):
         line = self._channel.receive(deadline)
         try:
             reply = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise BotMalformedOutput(f"wrote {_quote(line)}, which is not JSON") from None
         if not isinstance(reply, dict):
             raise BotProtocolError(f"wrote {_quote(line)}, which is not a JSON object")
         if reply.get("type") == "error":
-            raise BotErrorReport(f"reported an error: {str(reply.get('message'))[:300]}")
+            report = _cut(str(reply.get("message")), ERROR_REPORT_CHARS)
+            raise BotErrorReport(f"reported an error: {report}")
         return reply
 
     @staticmethod
     def _expect(reply: dict[str, Any], kind: str) -> dict[str, Any]:
         if reply.get("type") != kind:
-            raise BotProtocolError(f"sent a {reply.get('type')!r} message, expected {kind!r}")
+            raise BotProtocolError(f"sent a {_shown(reply.get('type'))} message, expected {kind!r}")
         return reply
 
     @contextlib.contextmanager
     def _faults_stop_the_bot(self, when: str) -> Iterator[None]:
         """Stop the bot on any fault; an ended output becomes a crash, and a fault's
-        message gets ``when`` and the end of the bot's stderr (the owner's best clue)."""
+        message gets ``when`` and the end of the bot's stderr (the owner's best clue).
+        Any other exception is the host's own failure: a HostError (KeyboardInterrupt
+        and the like pass as they are)."""
         try:
             yield
         except _Exited:
             fault: BotFault = BotCrash(f"{self._death()} {when}")
         except BotFault as exc:
             fault = type(exc)(f"{exc} ({when})")
+        except Exception as exc:
+            self._stop()
+            raise HostError(f"the arena failed {when}: {exc!r}") from exc
         except BaseException:
             self._stop()
             raise
@@ -411,18 +437,20 @@ class SubprocessBot(Bot):
 def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
     """Raises BotProtocolError for a wrong message, fields or protocol version."""
     if reply.get("type") != "hello":
-        raise BotProtocolError(f"sent a {reply.get('type')!r} message, expected 'hello'")
+        raise BotProtocolError(f"sent a {_shown(reply.get('type'))} message, expected 'hello'")
     version = reply.get("protocol")
     if version != PROTOCOL_VERSION:
         raise BotVersionMismatch(
-            f"speaks protocol version {version!r}, the arena speaks version {PROTOCOL_VERSION}"
+            f"speaks protocol version {_shown(version)}, the arena speaks version "
+            f"{PROTOCOL_VERSION}"
         )
     name, games = reply.get("name"), reply.get("games")
     if not isinstance(name, str) or not name:
-        raise BotProtocolError(f"'name' must be a non-empty string, not {name!r}")
+        raise BotProtocolError(f"'name' must be a non-empty string, not {_shown(name)}")
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
-        raise BotProtocolError(f"'games' must be a list of game names, not {games!r}")
-    return Handshake(name, PROTOCOL_VERSION, tuple(games))
+        raise BotProtocolError(f"'games' must be a list of game names, not {_shown(games)}")
+    # The name is only shown (a submission's summary): a short one is plenty.
+    return Handshake(_cut(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
 
 
 def stderr_excerpt(stderr: bytes, characters: int) -> str:
@@ -438,5 +466,14 @@ def _encode(message: Mapping[str, Any]) -> bytes:
 
 
 def _quote(line: bytes) -> str:
-    text = line[:80].decode("utf-8", "replace")
-    return repr(text) + ("…" if len(line) > 80 else "")
+    text = line[:QUOTE_CHARS].decode("utf-8", "replace")
+    return repr(text) + ("…" if len(line) > QUOTE_CHARS else "")
+
+
+def _shown(value: Any) -> str:
+    """A value the bot sent, as a fault's message quotes it: at most QUOTE_CHARS."""
+    return _cut(repr(value), QUOTE_CHARS)
+
+
+def _cut(text: str, characters: int) -> str:
+    return text if len(text) <= characters else text[: characters - 1] + "…"

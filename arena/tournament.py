@@ -47,6 +47,7 @@ from arena.scheduling import (
     solitaire_games,
 )
 from arena.storage import (
+    CANCELLED,
     count_stored,
     drop_unplayed,
     fault_history,
@@ -65,13 +66,7 @@ from engines.registry import get_game
 FLUSH_GAMES = 1_000
 FLUSH_SECONDS = 1.0
 
-RUNNING, INTERRUPTED, COMPLETED, CANCELLED, FAILED = (
-    "running",
-    "interrupted",
-    "completed",
-    "cancelled",
-    "failed",
-)
+RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
 
 
 class TournamentStateError(ArenaError):
@@ -485,6 +480,8 @@ class TournamentRunner:
     ) -> RunSummary:
         stored = count_stored(self.engine, self.tournament_id)
         scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
+        if read_status(self.engine, self.tournament_id) == CANCELLED:
+            stop_reason = CANCELLED  # however the run ended, a cancel stands
         message: str | None
         if stop_reason == INTERRUPTED:
             status = INTERRUPTED

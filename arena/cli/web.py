@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -45,20 +47,27 @@ def serve(
             "(local use only)",
         ),
     ] = False,
+    settings: Annotated[
+        Path | None,
+        typer.Option(help="a TOML file of caps and limits for web users (docs/web.md)"),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Serve the pages and the JSON API (docs at /api/docs) over the database. It states
     the sandbox's isolation at start, and takes bot uploads only if it is complete."""
     import uvicorn
 
-    from arena.web.app import WebSettings, create_app
+    from arena.web.app import WebSettings, create_app, load_settings
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
     if executor is not None and executor not in ("ray", "local"):
         raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    web_settings = load_settings(settings) if settings is not None else None
     url = resolve_url(db)
-    app = create_app(database(url), settings=WebSettings(allow_weak_sandbox=allow_weak_sandbox))
+    if allow_weak_sandbox:
+        web_settings = dataclasses.replace(web_settings or WebSettings(), allow_weak_sandbox=True)
+    app = create_app(database(url), settings=web_settings)
     console.print(app.state.arena.sandbox.statement(), markup=False, highlight=False)
     child = _start_worker(url, executor) if worker else None
     try:

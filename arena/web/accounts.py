@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
+from pydantic import ConfigDict
 from sqlmodel import Session, col, func, select
 
+from arena.botstore import reserved_kind
 from arena.errors import ArenaError, NotFoundError
 from arena.models import Account, BotVersion, WriteRequest, utcnow
 
@@ -43,6 +45,8 @@ class ForbiddenError(ArenaError):
 @dataclass(frozen=True)
 class RateLimit:
     """At most ``requests`` writes per account in any ``seconds``."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     requests: int = 10
     seconds: float = 60.0
@@ -103,7 +107,11 @@ def account_names(session: Session, ids: set[int]) -> dict[int, str]:
 
 
 def check_may_change_bot(session: Session, account: Account, name: str) -> None:
-    """Raises ForbiddenError unless the bot name is free or ``account`` owns it."""
+    """Raises ForbiddenError unless the bot name is free or ``account`` owns it (a
+    name reserved for a built-in kind belongs to the arena)."""
+    kind = reserved_kind(name)
+    if kind is not None:
+        raise ForbiddenError(f"the bot name {name!r} is reserved for the built-in bot {kind!r}")
     first = session.exec(
         select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
     ).first()

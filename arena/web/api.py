@@ -7,9 +7,6 @@ Reading is public. ``POST /api/bots`` (submit a bot), ``POST /api/tournaments``
 
 from __future__ import annotations
 
-import json
-import math
-import tomllib
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -19,13 +16,20 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from arena.botloader import COMMAND, PYTHON, bundle_files
-from arena.botstore import add_bot, check_name, find_bot, remove_bot
-from arena.config import TournamentConfig, validate_config
+from arena.botstore import (
+    BotRegistryError,
+    add_bot,
+    check_free_name,
+    find_bot,
+    python_params,
+    remove_bot,
+)
+from arena.config import TournamentConfig, check_caps, validate_config
 from arena.db import session_scope
 from arena.errors import ArenaError, ConfigError, NotFoundError
 from arena.models import Account, BotVersion
 from arena.models import Tournament as TournamentRow
-from arena.submission import SubmissionRejected
+from arena.submission import SubmissionRejected, UnsafeCommand, check_archive_command
 from arena.tournament import cancel_tournament, create_tournament
 from arena.web import queries, reports, schemas
 from arena.web.accounts import (
@@ -36,9 +40,19 @@ from arena.web.accounts import (
     admit,
     check_may_change_bot,
 )
-from arena.web.app import AuthError, Busy, FieldError, WebContext, context
+from arena.web.app import (
+    AuthError,
+    Busy,
+    FieldError,
+    Offset,
+    RowId,
+    WebContext,
+    context,
+    plain_url,
+)
 from arena.web.cache import Cached
 from arena.web.checker import Submission, run_check
+from arena.web.data import load_json, load_toml
 from arena.web.replay import replay_views
 from arena.web.uploads import (
     ARCHIVE_SUFFIXES,
@@ -52,7 +66,7 @@ from arena.web.worker import QUEUED
 from engines.errors import GameError
 from engines.registry import get_game
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)])
 bearer = HTTPBearer(
     auto_error=False,
     description="the token `arena users add NAME` printed",
@@ -70,8 +84,6 @@ REPORT_JSON: dict[int | str, dict[str, Any]] = {
 PNG: dict[int | str, dict[str, Any]] = {
     200: {"content": {"image/png": {}}, "description": "ratings and head-to-head"}
 }
-COMMAND_CHARS = 1000
-"""The longest command an archive bot may be run with."""
 
 
 def current_account(
@@ -245,36 +257,28 @@ def _upload(field: UploadFile | None) -> UploadFile | None:
 
 
 def _params(text: str | None) -> dict[str, Any]:
+    """A Python bot's parameters from the form's JSON object."""
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FieldError(f"field 'params': not JSON: {exc.msg} (got {text!r:.80})") from None
-    if not isinstance(value, dict) or not all(
-        isinstance(item, str | int | float | bool) for item in value.values()
-    ):
-        raise FieldError(
-            f"field 'params': a JSON object of plain values, e.g. {{\"seed\": 3}} "
-            f"(got {text!r:.80})"
-        )
-    return value
+        value = load_json(text)
+    except ValueError as exc:
+        raise FieldError(f"field 'params': not JSON: {exc} (got {text!r:.80})") from None
+    if not isinstance(value, dict):
+        raise FieldError(f"field 'params': a JSON object, e.g. {{\"seed\": 3}} (got {text!r:.80})")
+    try:
+        return python_params(value)
+    except BotRegistryError as exc:
+        raise FieldError(f"field 'params': {exc}") from None
 
 
-def _command(command: str | None) -> str:
-    text = (command or "").strip()
-    if not text:
-        raise FieldError("field 'command': an archive needs the command that runs it")
-    if len(text) > COMMAND_CHARS or any(ord(char) < 32 for char in text):
-        raise FieldError(
-            f"field 'command': one line of at most {COMMAND_CHARS} characters (got {text!r:.80})"
-        )
-    if "{code}" not in text:
-        raise FieldError(
-            "field 'command': name the archive's files as {code}/PATH, e.g. "
-            f"'python3 {{code}}/main.py' (got {text!r:.80})"
-        )
-    return text
+def _command(command: str | None, files: Mapping[str, str]) -> str:
+    """The archive's command, checked against its files."""
+    try:
+        check_archive_command(command or "", files)
+    except UnsafeCommand as exc:
+        raise FieldError(f"field 'command': {exc}") from None
+    return (command or "").strip()
 
 
 @router.post(
@@ -315,7 +319,7 @@ def submit_bot(
     ctx.sandbox.check_upload()
     settings = ctx.settings
     try:
-        check_name(name)
+        check_free_name(name)
     except ArenaError as exc:
         raise FieldError(f"field 'name': {exc}") from None
     try:
@@ -363,7 +367,7 @@ def submit_bot(
             name=name,
             seconds=settings.check_seconds,
             code=bundle_files(files),
-            command=_command(command),
+            command=_command(command, files),
         )
     if not ctx.check_slots.acquire(timeout=settings.check_wait_seconds):
         raise Busy("every submission check slot is busy: try again in a minute")
@@ -401,7 +405,7 @@ def list_tournaments(
             description="only tournaments in this state",
         ),
     ] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> schemas.TournamentPage:
     """Tournaments, newest first (``arena tournament list``)."""
@@ -414,7 +418,7 @@ def list_tournaments(
     response_model=schemas.TournamentDetail,
     responses=ERRORS,
 )
-def show_tournament(ctx: Context, tournament_id: int) -> schemas.TournamentDetail:
+def show_tournament(ctx: Context, tournament_id: RowId) -> schemas.TournamentDetail:
     """Configuration, participants, status and progress (``arena tournament show``)."""
     return queries.tournament_detail(ctx.engine, tournament_id)
 
@@ -427,8 +431,8 @@ def show_tournament(ctx: Context, tournament_id: int) -> schemas.TournamentDetai
 )
 def tournament_games(
     ctx: Context,
-    tournament_id: int,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    tournament_id: RowId,
+    offset: Offset = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> schemas.GamePage:
     """The tournament's stored games in order; each record is at ``/api/records/{id}``."""
@@ -441,7 +445,7 @@ def tournament_games(
     responses={**ERRORS, **REPORT_JSON},
     response_class=Response,
 )
-def tournament_report(ctx: Context, tournament_id: int) -> Response:
+def tournament_report(ctx: Context, tournament_id: RowId) -> Response:
     """Standings with Elo ± interval, head-to-head, pair statistics, SPRT
     (``arena report ID --format json``)."""
     return _report_response(reports.tournament(ctx, tournament_id))
@@ -453,7 +457,7 @@ def tournament_report(ctx: Context, tournament_id: int) -> Response:
     responses={**ERRORS, **PNG},
     response_class=Response,
 )
-def tournament_plot(ctx: Context, request: Request, tournament_id: int) -> Response:
+def tournament_plot(ctx: Context, request: Request, tournament_id: RowId) -> Response:
     return _png_response(request, reports.tournament(ctx, tournament_id))
 
 
@@ -474,7 +478,8 @@ def parse_config_body(body: bytes, content_type: str) -> dict[str, Any]:
     """A configuration from a JSON or TOML body.
 
     Raises:
-        ConfigError: not UTF-8, not valid JSON or TOML, or not a table/object.
+        ConfigError: not UTF-8, not valid JSON or TOML (see :func:`load_json`), or not
+            a table/object.
     """
     try:
         text = body.decode("utf-8")
@@ -483,15 +488,13 @@ def parse_config_body(body: bytes, content_type: str) -> dict[str, Any]:
     media = content_type.split(";")[0].strip().lower()
     if media in ("application/json", ""):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"the body is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-            ) from None
+            data = load_json(text)
+        except ValueError as exc:
+            raise ConfigError(f"the body is not valid JSON: {exc}") from None
     elif media in ("application/toml", "text/toml", "text/plain", "application/x-toml"):
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+            data = load_toml(text)
+        except ValueError as exc:
             raise ConfigError(f"the body is not valid TOML: {exc}") from None
     else:
         raise ConfigError(
@@ -501,21 +504,6 @@ def parse_config_body(body: bytes, content_type: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"the configuration is a JSON object or TOML table, not {data!r:.40}")
     return data
-
-
-def _planned_games(config: TournamentConfig) -> int:
-    """How many games the configuration can schedule at most."""
-    bots = len(config.bots)
-    seats = config.seat_count
-    if config.format == "round-robin":
-        return math.comb(bots, seats) * config.games
-    if config.format == "gauntlet":
-        return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
-    if config.format == "solitaire":
-        return bots * config.games
-    if config.format == "elo":
-        return config.elo.max_games
-    return config.sprt.max_games
 
 
 def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConfig:
@@ -531,22 +519,26 @@ def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConf
             f"queued tournaments (got {data['ray_address']!r:.80})"
         )
     config = validate_config(data, "body")
-    settings = ctx.settings
-    participants = len(config.bots) + len(config.candidates) + len(config.opponents)
-    if participants > settings.max_bots:
-        raise ConfigError(f"at most {settings.max_bots} bots per tournament, got {participants}")
-    if config.games > settings.max_games_per_table:
-        raise ConfigError(
-            f"field 'games': at most {settings.max_games_per_table} over the web "
-            f"(got {config.games})"
-        )
-    planned = _planned_games(config)
-    if planned > settings.max_scheduled_games:
-        raise ConfigError(
-            f"this configuration schedules up to {planned} games; at most "
-            f"{settings.max_scheduled_games} over the web (lower 'games' or the budget)"
-        )
+    check_caps(config, ctx.settings.caps)
     return config
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema with its ``$defs`` written where they are used: inside an OpenAPI
+    document, ``#/$defs/…`` would point at the document's root, where they are not."""
+    definitions = schema.get("$defs", {})
+
+    def resolved(node: Any) -> Any:
+        if isinstance(node, list):
+            return [resolved(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return resolved(definitions[node["$ref"].rpartition("/")[2]])
+        return {key: resolved(value) for key, value in node.items() if key != "$defs"}
+
+    result: dict[str, Any] = resolved(schema)
+    return result
 
 
 @router.post(
@@ -560,7 +552,7 @@ def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConf
             "required": True,
             "description": "a tournament configuration, as in configs/*.toml",
             "content": {
-                "application/json": {"schema": TournamentConfig.model_json_schema()},
+                "application/json": {"schema": inline_refs(TournamentConfig.model_json_schema())},
                 "application/toml": {"schema": {"type": "string"}},
             },
         }
@@ -597,7 +589,7 @@ def queue_tournament(
     response_model=schemas.TournamentDetail,
     responses={409: {"model": schemas.ErrorMessage}, **WRITE_ERRORS},
 )
-def cancel(ctx: Context, account: Owner, tournament_id: int) -> schemas.TournamentDetail:
+def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.TournamentDetail:
     """Cancel one of the token's tournaments; a running one stops at its next write."""
     with Session(ctx.engine) as session:
         row = session.get(TournamentRow, tournament_id)
@@ -615,7 +607,7 @@ def cancel(ctx: Context, account: Owner, tournament_id: int) -> schemas.Tourname
 @router.get(
     "/records/{game_id}", tags=["records"], response_model=schemas.StoredRecord, responses=ERRORS
 )
-def show_record(ctx: Context, game_id: int) -> schemas.StoredRecord:
+def show_record(ctx: Context, game_id: RowId) -> schemas.StoredRecord:
     """A stored game and its full record (docs/records.md): the deal, every action,
     the outcome."""
     return queries.stored_record(ctx.engine, game_id)[0]
@@ -629,7 +621,7 @@ def show_record(ctx: Context, game_id: int) -> schemas.StoredRecord:
 )
 def replay(
     ctx: Context,
-    game_id: int,
+    game_id: RowId,
     seat: Annotated[
         int | None,
         Query(ge=0, le=15, description="whose view; omit for the spectator's (everything)"),

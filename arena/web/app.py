@@ -11,36 +11,48 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path as FilePath
+from typing import Annotated, Any
 
-from fastapi import FastAPI, Request
+import pydantic
+from fastapi import FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ConfigDict
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.config import ConfigCaps, read_config_file, require_positive
 from arena.db import open_database
-from arena.errors import ArenaError, NotFoundError, StorageError
+from arena.errors import ArenaError, ConfigError, NotFoundError, StorageError
 from arena.report import ReportError
 from arena.sandbox import Isolation, detect_isolation
 from arena.tournament import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
 from arena.web.checker import CheckFailed
+from arena.web.data import check_text
 from arena.web.sandbox_gate import SandboxGate, WeakSandbox
 from arena.web.uploads import UploadError, UploadLimits
 from engines.errors import GameError, UnknownGameError
 
-HERE = Path(__file__).parent
+HERE = FilePath(__file__).parent
 PAGE_POLICY = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
+
+
+MAX_ID = 2**31 - 1
+"""Ids are the database's INTEGER columns (32 bits on PostgreSQL)."""
+MAX_OFFSET = 2**63 - 1
+"""Offsets are 64-bit integers (SQLite and PostgreSQL alike)."""
+RowId = Annotated[int, Path(ge=0, le=MAX_ID, description="a stored row's id")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
 
 
 class AuthError(ArenaError):
@@ -57,7 +69,10 @@ class Busy(ArenaError):
 
 @dataclass(frozen=True)
 class WebSettings:
-    """What the server allows; every cap answers with a clear 4xx when passed."""
+    """What the server allows; every cap answers with a clear 4xx when passed. The
+    operator may set any of them in a TOML file (:func:`load_settings`)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     uploads: UploadLimits = field(default_factory=UploadLimits)
     rate_limit: RateLimit = field(default_factory=RateLimit)
@@ -66,18 +81,42 @@ class WebSettings:
     concurrent_checks: int = 2
     check_wait_seconds: float = 60.0
     config_bytes: int = 64 * 1024
-    max_games_per_table: int = 10_000
-    max_scheduled_games: int = 100_000
-    max_bots: int = 32
+    caps: ConfigCaps = field(default_factory=ConfigCaps)
+    """What a tournament queued over the web may ask for."""
     report_sync_seconds: float = 0.5
     """Reports slower than this are refreshed in the background (see arena/web/cache.py)."""
     allow_weak_sandbox: bool = False
     """Take bot uploads even where the sandbox lacks isolation the docs promise."""
 
+    def __post_init__(self) -> None:
+        require_positive(self, skip=("uploads", "rate_limit", "caps"))
+
     @property
     def body_bytes(self) -> int:
         """The largest request body: an archive plus the form's other fields."""
         return max(self.uploads.archive_bytes, self.uploads.python_bytes) + 64 * 1024
+
+
+def load_settings(path: FilePath) -> WebSettings:
+    """The server's settings from a TOML file: any field of :class:`WebSettings`, with
+    the tables ``[uploads]``, ``[rate_limit]`` and ``[caps]`` (docs/web.md); what it
+    leaves out keeps its default.
+
+    Raises:
+        ConfigError: the file cannot be read, or a setting is unknown or bad (named).
+    """
+    data = read_config_file(path)
+    try:
+        return pydantic.TypeAdapter(WebSettings).validate_python(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(file)"
+        if first["type"] == "unexpected_keyword_argument":
+            raise ConfigError(f"{str(path)!r}: unknown setting {where!r} (docs/web.md)") from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(
+            f"{str(path)!r}: setting {where!r}: {message} (got {first.get('input')!r:.80})"
+        ) from None
 
 
 @dataclass
@@ -102,6 +141,21 @@ def context(request: Request) -> WebContext:
     return ctx
 
 
+def plain_url(request: Request) -> None:
+    """A dependency of every route: the path and query hold only text a database
+    stores (a NUL character would reach PostgreSQL as a 503, not a 4xx).
+
+    Raises:
+        FieldError: the first such text.
+    """
+    texts = [request.scope["path"], *request.query_params.keys(), *request.query_params.values()]
+    for text in texts:
+        try:
+            check_text(text)
+        except ValueError as exc:
+            raise FieldError(f"the URL: {exc}") from None
+
+
 def status_of(exc: Exception) -> int:
     """The HTTP status an error of ours is answered with."""
     if isinstance(exc, UploadError):
@@ -122,13 +176,11 @@ def status_of(exc: Exception) -> int:
     return next((status for kind, status in statuses if isinstance(exc, kind)), 422)
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with 413 before they are parsed: by
-    the declared length, and by counting while reading (chunked bodies)."""
+    """Refuse request bodies over ``limit`` bytes with 413 before the app sees them: by
+    the declared length, and by counting while reading (chunked bodies). The body is
+    read whole first (at most ``limit`` bytes), so no parser downstream meets a cut one
+    or turns the overflow into another status."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -139,32 +191,33 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+        if declared is not None and declared.isdigit() and int(declared[:20]) > self.limit:
             await self._refuse(scope, receive, send)
             return
-        received = 0
-        started = False
-
-        async def counting_receive() -> Message:
-            nonlocal received
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge
-            return message
+            if message["type"] == "http.disconnect":
+                return  # the client left: nobody to answer
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
 
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except BodyTooLarge:
-            if started:
-                raise
-            await self._refuse(scope, receive, send)
+        await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = JSONResponse(

@@ -78,7 +78,7 @@ def run_check(submission: Submission) -> Verdict:
         answer = json.loads(finished.stdout[:OUTPUT_BYTES])
     except json.JSONDecodeError:
         stderr = finished.stderr.decode("utf-8", "replace").strip().splitlines()
-        why = stderr[-1] if stderr else f"exit code {finished.returncode}"
+        why = stderr[-1][:200] if stderr else f"exit code {finished.returncode}"
         raise CheckFailed(f"the submission check failed to run: {why}") from None
     if answer.get("rejection") is not None:
         return Verdict(None, rejection=str(answer["rejection"]))

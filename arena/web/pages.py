@@ -16,11 +16,11 @@ from sqlmodel import Session
 from arena.report import Report, ReportError
 from arena.report_format import layout, summary_lines
 from arena.web import queries, reports
-from arena.web.app import WebContext, context
+from arena.web.app import Offset, RowId, WebContext, context, plain_url
 from arena.web.worker import QUEUED
 from engines.registry import get_game
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
 Context = Annotated[WebContext, Depends(context)]
 GAMES_PER_PAGE = 50
 LIVE_STATUSES = (QUEUED, "pending", "running")
@@ -73,7 +73,7 @@ def game_page(
 def tournaments_page(
     ctx: Context,
     request: Request,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Response:
     page = queries.tournaments(ctx.engine, offset=offset, limit=GAMES_PER_PAGE)
     return _page(ctx, request, "tournaments.html", page=page)
@@ -90,8 +90,8 @@ def _standings(ctx: WebContext, tournament_id: int) -> dict[str, Any]:
 def tournament_page(
     ctx: Context,
     request: Request,
-    tournament_id: int,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    tournament_id: RowId,
+    offset: Offset = 0,
 ) -> Response:
     detail = queries.tournament_detail(ctx.engine, tournament_id)
     games = queries.tournament_games(ctx.engine, tournament_id, offset=offset, limit=GAMES_PER_PAGE)
@@ -107,14 +107,14 @@ def tournament_page(
 
 
 @router.get("/tournaments/{tournament_id}/standings", response_class=HTMLResponse)
-def tournament_standings(ctx: Context, request: Request, tournament_id: int) -> Response:
+def tournament_standings(ctx: Context, request: Request, tournament_id: RowId) -> Response:
     """The standings fragment a running tournament's page reloads."""
     queries.tournament_detail(ctx.engine, tournament_id)
     return _page(ctx, request, "standings.html", **_standings(ctx, tournament_id))
 
 
 @router.get("/records/{game_id}", response_class=HTMLResponse)
-def record_page(ctx: Context, request: Request, game_id: int) -> Response:
+def record_page(ctx: Context, request: Request, game_id: RowId) -> Response:
     stored, record = queries.stored_record(ctx.engine, game_id)
     return _page(
         ctx,

@@ -25,6 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from pydantic import ConfigDict
+
+from arena.config import require_positive
 from arena.errors import ArenaError
 
 READ_CHUNK = 65536
@@ -44,12 +47,17 @@ class UploadError(ArenaError):
 class UploadLimits:
     """Caps on what one submission may upload (bytes unless named otherwise)."""
 
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
     python_bytes: int = 1_000_000
     archive_bytes: int = 2 * 1024 * 1024
     unpacked_bytes: int = 4 * 1024 * 1024
     files: int = 200
     depth: int = 8
     name_chars: int = 200
+
+    def __post_init__(self) -> None:
+        require_positive(self)
 
 
 def check_file_name(field: str, name: str, suffixes: tuple[str, ...]) -> str:

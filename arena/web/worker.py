@@ -8,6 +8,12 @@ executor its configuration names (or the worker's ``--executor``), exactly as
 ``arena tournament run`` would. A worker stopped mid-tournament (SIGTERM, Ctrl-C)
 stores what finished and puts the tournament back in the queue: the next worker plays
 exactly the games still missing.
+
+A cancel is durable and prompt: while a tournament runs, a thread of the worker looks
+at its status every :data:`CANCEL_POLL_SECONDS` and, once it is cancelled, interrupts
+the run (:class:`CancelWatch`); the game in progress is abandoned and its bots'
+processes killed, what finished is stored, and the tournament stays cancelled, whether
+the worker then goes on or is stopped.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from types import FrameType
+from types import FrameType, TracebackType
 
 import sqlalchemy as sa
 from rich.console import Console
@@ -24,12 +30,14 @@ from sqlalchemy.engine import Engine
 from arena.db import session_scope
 from arena.errors import ArenaError
 from arena.models import Tournament
-from arena.storage import set_status
+from arena.storage import CANCELLED, read_status, set_status
 from arena.tournament import FAILED, INTERRUPTED, RunSummary, TournamentRunner
 
 QUEUED = "queued"
 CLAIMED = "pending"
 REQUEUED_MESSAGE = "interrupted: waiting for a worker to resume it"
+CANCEL_POLL_SECONDS = 0.5
+CANCEL_SIGNAL = signal.SIGUSR1
 
 TOURNAMENTS = Tournament.__table__  # type: ignore[attr-defined]
 
@@ -59,16 +67,86 @@ def claim_next(engine: Engine) -> int | None:
         # Another worker took it between the two statements: look again.
 
 
+class Cancelled(KeyboardInterrupt):
+    """Raised in the worker's main thread when its running tournament is cancelled: the
+    runner stops as on Ctrl-C, and finds the cancel in the database."""
+
+
+class CancelWatch:
+    """While entered, a thread looks at the tournament's status and, once it is
+    cancelled, interrupts the main thread (a signal, so that even a wait for a bot's
+    answer ends at once) with :class:`Cancelled`, at most once.
+
+    Enter it from the main thread only (signal handlers run there)."""
+
+    def __init__(self, engine: Engine, tournament_id: int, poll_seconds: float) -> None:
+        self.engine = engine
+        self.tournament_id = tournament_id
+        self.poll_seconds = poll_seconds
+        self.armed = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="cancel-watch", daemon=True)
+        self._main = threading.main_thread().ident
+        self._previous: signal.Handlers | None = None
+
+    def __enter__(self) -> CancelWatch:
+        self._previous = signal.signal(CANCEL_SIGNAL, self._interrupt)  # type: ignore[assignment]
+        self.armed = True
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self.armed = False  # a signal on its way now interrupts nothing
+        finally:
+            self._done.set()
+            self._thread.join()
+            signal.signal(CANCEL_SIGNAL, self._previous)
+
+    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
+        if self.armed:
+            self.armed = False
+            raise Cancelled
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.poll_seconds):
+            try:
+                status = read_status(self.engine, self.tournament_id)
+            except ArenaError as exc:  # the database is away: look again later
+                log.warning("cannot read the status of tournament %s: %s", self.tournament_id, exc)
+                continue
+            if status == CANCELLED:
+                assert self._main is not None
+                signal.pthread_kill(self._main, CANCEL_SIGNAL)
+                return
+
+
 def run_claimed(
-    engine: Engine, tournament_id: int, *, executor: str | None, console: Console
+    engine: Engine,
+    tournament_id: int,
+    *,
+    executor: str | None,
+    console: Console,
+    cancel_poll_seconds: float = CANCEL_POLL_SECONDS,
 ) -> RunSummary | None:
-    """Run a claimed tournament; put it back in the queue when the worker is stopped.
+    """Run a claimed tournament (from the main thread); put it back in the queue when
+    the worker is stopped, stop it when it is cancelled (a cancel is never undone).
 
     Errors of the tournament itself (a bot that cannot load, a failing executor) mark
-    it failed with the message; the worker goes on with the next.
+    it failed with the message; the worker goes on with the next. Returns None when
+    the tournament failed, or was cancelled as it ended.
     """
     try:
-        summary = TournamentRunner(engine, tournament_id, console=console, executor=executor).run()
+        with CancelWatch(engine, tournament_id, cancel_poll_seconds):
+            runner = TournamentRunner(engine, tournament_id, console=console, executor=executor)
+            summary = runner.run()
+    except Cancelled:
+        return None  # the cancel came as the run ended: the database has it
     except Exception as exc:  # one bad tournament must not stop the worker
         log.warning("tournament %s failed: %s", tournament_id, exc)
         message = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
@@ -115,6 +193,8 @@ def run_worker(
                 summary = run_claimed(engine, tournament_id, executor=executor, console=console)
             finally:
                 running = False
+                # Ray's shutdown resets the process's SIGTERM action behind Python's back.
+                signal.signal(signal.SIGTERM, request_stop)
             ran += 1
             if summary is not None:
                 console.print(
