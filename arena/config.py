@@ -253,7 +253,6 @@ class ConfigCaps:
         seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` or
             ``time_limit`` (seconds per move or per game of its own search).
         seconds_per_game: ``time_per_game``.
-        sprt_elo: the largest ``|elo0|`` and ``|elo1|``.
         option_number: any numeric game option (``move_cap`` …).
         bot_iterations: a built-in bot's ``iterations``.
         bot_number: any other numeric parameter of a built-in bot (``node_limit``,
@@ -267,7 +266,6 @@ class ConfigCaps:
     workers: int = 16
     seconds_per_move: float = 60.0
     seconds_per_game: float = 3_600.0
-    sprt_elo: float = 1_000.0
     option_number: float = 100_000.0
     bot_iterations: int = 100_000
     bot_number: float = 10_000_000.0
@@ -326,8 +324,6 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
     at_most("elo.batch", config.elo.batch, caps.batch)
     at_most("sprt.batch", config.sprt.batch, caps.batch)
-    at_most("sprt.elo0", config.sprt.elo0, caps.sprt_elo)
-    at_most("sprt.elo1", config.sprt.elo1, caps.sprt_elo)
     for name, value in config.options.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             at_most(f"options.{name}", value, caps.option_number)

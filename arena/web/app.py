@@ -89,7 +89,7 @@ class WebSettings:
     """Take bot uploads even where the sandbox lacks isolation the docs promise."""
 
     def __post_init__(self) -> None:
-        require_positive(self, skip=("uploads", "rate_limit", "caps"))
+        require_positive(self, skip=("uploads", "rate_limit", "caps", "allow_weak_sandbox"))
 
     @property
     def body_bytes(self) -> int:

@@ -38,7 +38,7 @@ SOLITAIRE = {"game": "blumengarten", "format": "solitaire", "bots": ["greedy"]}
         ({"format": "elo", "elo": {"batch": 10**6}}, "field 'elo.batch': at most 1000"),
         (
             {"format": "sprt", "sprt": {"elo0": -1e9, "elo1": 5}},
-            "field 'sprt.elo0': at most 1000 over the web",
+            "field 'sprt.elo0': Input should be greater than or equal to -200",
         ),
         ({"seed": 2**64}, "field 'seed': Input should be less than"),
         (
