@@ -670,9 +670,38 @@ class KardinalState(State):
         if self._stone_done:
             return [END]
         me = self._seat
+        actions = self.taking_actions()
+        if not self._taken_now:
+            if not actions or type(actions[-1]) is not Take:  # takes come last
+                actions.append(SKIP)
+            return actions
+        stone = self._stone
+        layout = self._layout
+        free = [
+            card
+            for r in range(NUM_ROWS)
+            for card in layout[r][self._lo[r] : self._hi[r] + 1]
+            if stone[card] < 0
+        ]
+        if self._supply[me] > 0:
+            actions += [STONES[card] for card in free]
+        else:
+            for source in self._placed[me]:
+                moves = MOVES[source]
+                actions += [moves[card] for card in free]
+        actions.append(END)
+        return actions
+
+    def taking_actions(self) -> list[KardinalAction]:
+        """The legal tablet plays and takes, first among the legal actions and in their
+        order: what the taking part of the turn may still do (none once a stone is
+        placed or the game is over). Cheaper than :meth:`legal_actions` for a search
+        over takes, which need not list every stone."""
+        if self._outcome is not None or self._stone_done:
+            return []
+        me = self._seat
         held = self._held[me]
         actions: list[KardinalAction] = [PLAYS[k] for k in PLAYABLE_TABLETS if held[k]]
-        plays = len(actions)
         can_pay = self._supply[me] > 0
         circles_left = self._circle_limit - self._circles_now
         taken_now = self._taken_now
@@ -694,23 +723,6 @@ class KardinalState(State):
                 if country_now >= 0 and CARD_COUNTRY[card] != country_now:
                     continue
                 actions.append(TAKES[card])
-        if not taken_now:
-            if len(actions) == plays:
-                actions.append(SKIP)
-            return actions
-        free = [
-            card
-            for r in range(NUM_ROWS)
-            for card in layout[r][self._lo[r] : self._hi[r] + 1]
-            if stone[card] < 0
-        ]
-        if can_pay:
-            actions += [STONES[card] for card in free]
-        else:
-            for source in self._placed[me]:
-                moves = MOVES[source]
-                actions += [moves[card] for card in free]
-        actions.append(END)
         return actions
 
     # -- moves ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@
   the most points over the average rival if the game ended now, stop when no take
   gains; then put a stone on the end card a rival would gain most from, keeping the
   last stone for cards worth a lot; no tablets. Evaluation: the greedy player's view
-  of the points each seat is heading for (:class:`bots.kardinal.greedy.Evaluator`),
+  of the points each seat is heading for (:class:`bots.kardinal.evaluation.Evaluator`),
   plus stones in the supply and tablets held.
 
 Simulations to the end proved best (``docs/strength.md``); the evaluation serves
@@ -22,11 +22,11 @@ import math
 import random
 from typing import Final, cast
 
-from bots.kardinal.greedy import STONE_VALUE, TABLET_VALUE, Evaluator
+from bots.kardinal.evaluation import Evaluator
+from bots.kardinal.planner import STONE_VALUE, TABLET_VALUE
 from bots.search import Simulation
 from engines.core import Action, State
 from engines.kardinal import (
-    CARD_COUNTRY,
     CARD_IDS,
     COUNTRIES,
     MINUS2,
@@ -59,11 +59,6 @@ class Projection(Evaluator):
             },
             state.tables,
         )
-
-    def take(self, seat: int, card: int) -> None:
-        self._add(seat, card, 1)
-        self.left[CARD_COUNTRY[card]] -= 1
-        self.symbols_left[self.tables.symbol[card]] -= 1
 
     def totals(self) -> list[float]:
         """Every seat's projected points from countries, circles and symbols."""
@@ -100,7 +95,7 @@ class KardinalPlayer:
                 if gain > best_gain:
                     best, best_gain = take, gain
             if best_gain > 0 or not taken:
-                projection.take(me, best.card)
+                projection.take(me, [best.card])
                 return best
         if taken and len(legal) > 1 and game.supply(me) > 0:
             stone = self.stone(game, me)

@@ -4,7 +4,7 @@ A Kardinal turn is a chain of small actions (tablet plays, takes, a stone, ``end
 a tree over them spends most of its iterations telling apart takes that the greedy
 player's planner already ranks well, and a move's worth shows only after the rivals
 answered it. So the search's actions are whole take plans: the best few of the
-greedy planner (:func:`bots.kardinal.greedy.take_plans`: every sequence of takes and
+greedy planner (:func:`bots.kardinal.planner.take_plans`: every sequence of takes and
 plays of tablets really held, valued as the greedy player values them), including
 stopping when a card was already taken.
 
@@ -28,14 +28,8 @@ import math
 import time
 from typing import Final, cast
 
-from bots.kardinal.greedy import (
-    Part,
-    can_take,
-    choose_stone,
-    evaluator_for,
-    finish_turn,
-    take_plans,
-)
+from bots.kardinal.greedy import choose_stone, evaluator_for, finish_turn
+from bots.kardinal.planner import Part, can_take, take_plans
 from bots.kardinal.policies import KardinalPlayer, Projection, kardinal_evaluation
 from bots.search import SearchRequest, SearchResult, Simulation, lead, squash
 from engines.core import Action, State
@@ -133,7 +127,7 @@ def play_part(state: KardinalState, part: Part, *, greedy: bool = False) -> None
 
 class GreedyTurns:
     """A simulation policy that plays like the greedy player, a turn at a time: at the
-    start of a turn the planner's best plan (:func:`bots.kardinal.greedy.take_plans`),
+    start of a turn the planner's best plan (:func:`bots.kardinal.planner.take_plans`),
     then its stone (:func:`greedy_stone`). Slower than
     :class:`bots.kardinal.policies.KardinalPlayer` (about a millisecond a turn), but it
     is the greedy player, with no noise."""

@@ -21,6 +21,8 @@ from engines.kardinal import (
     GAME,
     SKIP,
     KardinalState,
+    PlayTablet,
+    Take,
     card_index,
 )
 from engines.outcome import Termination
@@ -470,6 +472,16 @@ def test_skip_is_offered_exactly_when_no_card_can_be_taken(seed: int, seats: int
         me = state.current_seat
         blocked = all(state.stone_on(c) not in (None, me) for c in state.end_cards())
         assert (SKIP in state.legal_actions()) == (blocked and state.supply(me) == 0)
+
+
+@settings(max_examples=10)
+@given(seed=seeds, seats=st.integers(min_value=2, max_value=5))
+def test_taking_actions_are_the_legal_plays_and_takes_in_their_order(seed: int, seats: int) -> None:
+    # What a search over the taking part of a turn asks for, without every stone.
+    for state in random_states(seed, seats):
+        taking = [a for a in state.legal_actions() if isinstance(a, Take | PlayTablet)]
+        assert state.taking_actions() == taking
+        assert state.legal_actions()[: len(taking)] == taking
 
 
 # -- Spielende ------------------------------------------------------------------------------

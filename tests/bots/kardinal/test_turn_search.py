@@ -10,7 +10,8 @@ import pytest
 
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot
-from bots.kardinal.greedy import KardinalGreedyBot, can_take, take_plans
+from bots.kardinal.greedy import KardinalGreedyBot
+from bots.kardinal.planner import can_take, take_plans
 from bots.kardinal.policies import Projection
 from bots.kardinal.turn_search import GreedyTurns, play_part
 from engines.kardinal import GAME, EndTurn, KardinalState, PlayTablet, Skip, Take
