@@ -316,7 +316,8 @@ class KardinalOptions:
         if isinstance(value, str):
             raise ValueError(
                 f"the deck option holds deck data, not the file name {value!r}: read the "
-                "file with arena.decks.load_deck_file (what deck=FILE does on the command line)"
+                "file with arena.play.decks.load_deck_file (what deck=FILE does on the "
+                "command line)"
             )
         return value
 

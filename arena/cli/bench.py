@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.bench import random_playouts, rating_fit_speed
+from arena.bench.engines import random_playouts, rating_fit_speed
 from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
@@ -107,8 +107,8 @@ def tournament(
     """End to end: schedule, play and store a round robin into a fresh SQLite database."""
     import os
 
-    from arena.progress import DEFAULT_RATING_INTERVAL
-    from arena.service_bench import tournament_speed
+    from arena.bench.service import tournament_speed
+    from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
     participants = bot or ["random", "random:seed=1"]
     runs = [
@@ -163,7 +163,7 @@ def tournament(
     if executor == "ray":
         import ray
 
-        from arena.service_bench import ray_task_overhead
+        from arena.bench.service import ray_task_overhead
 
         overhead = ray_task_overhead()
         ray.shutdown()
@@ -184,7 +184,7 @@ def protocol(
 ) -> None:
     """The bot protocol's cost: per move (act round trip) and per game (start, end), with
     a trivial Python SDK bot in the full sandbox."""
-    from arena.protocol_bench import protocol_speed
+    from arena.bench.protocol import protocol_speed
 
     if moves < 1 or games < 1:
         raise ArenaError(f"--moves and --games must be at least 1, not {moves} and {games}")
@@ -224,8 +224,8 @@ def sandbox(
 ) -> None:
     """What each fence of the sandbox adds to a game's start and end: /bin/true started
     and closed with every fence, and without each costly one in turn."""
-    from arena.sandbox import detect_isolation
-    from arena.sandbox_bench import fence_costs
+    from arena.bench.sandbox import fence_costs
+    from arena.players.sandbox import detect_isolation
 
     if starts < 1:
         raise ArenaError(f"--starts must be at least 1, not {starts}")
@@ -259,7 +259,7 @@ def solver(
     """Solve random deals: the shares won, proved lost and unknown, and time per won deal."""
     import os
 
-    from arena.solver_bench import DealResult, run_solver_bench
+    from arena.bench.solver import DealResult, run_solver_bench
 
     options = {name: True for name in variant or [] if name != "classic"}
     done = 0
@@ -335,7 +335,7 @@ def web(
     ] = None,
 ) -> None:
     """Leaderboard API latency (GET /api/leaderboards/GAME) over a database of stored games."""
-    from arena.web_bench import leaderboard_latency
+    from arena.bench.web import leaderboard_latency
 
     if games < 1 or requests < 1 or bots < 2:
         raise ArenaError(
@@ -375,7 +375,7 @@ def envs(
     the same run (needs the rl extra)."""
     import os
 
-    from arena.envs_bench import env_speed
+    from arena.bench.envs import env_speed
 
     if rounds < 1 or not seconds > 0:
         raise ArenaError(
@@ -428,7 +428,7 @@ def report(
     process and as a fresh command. Target: 5 s each for 100,000 games."""
     import os
 
-    from arena.report_bench import report_speed
+    from arena.bench.report import report_speed
 
     if games < 2 or bots < 2:
         raise ArenaError(f"--games and --bots must be at least 2, not {games} and {bots}")
@@ -457,7 +457,7 @@ def live(
     """What the live Elo costs the tournament driver per game, refit included."""
     import os
 
-    from arena.live_bench import live_cost
+    from arena.bench.live import live_cost
 
     if games < 2 or bots < 2:
         raise ArenaError(f"--games and --bots must be at least 2, not {games} and {bots}")

@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from arena.bench.search import opening_solves, search_speed
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.search_bench import opening_solves, search_speed
 from bots.koenigsgarten.solver import DRAW, LOSS, WIN
 from bots.registry import all_bot_kinds
 from engines.registry import all_games, get_game

@@ -9,8 +9,13 @@ import typer
 from rich.table import Table
 from sqlmodel import Session
 
-from arena.botloader import BUILTIN, COMMAND, BotSource, command_files
-from arena.botstore import (
+from arena.cli.common import DbOption, database, parse_assignments
+from arena.cli.console import console
+from arena.errors import ArenaError
+from arena.players.loader import BUILTIN, COMMAND, BotSource, command_files
+from arena.players.sandbox import DEFAULT_LIMITS
+from arena.players.submission import check_submission
+from arena.store.bots import (
     add_bot,
     builtin_source,
     command_source,
@@ -20,12 +25,7 @@ from arena.botstore import (
     python_source,
     remove_bot,
 )
-from arena.cli.common import DbOption, database, parse_assignments
-from arena.cli.console import console
-from arena.db import session_scope
-from arena.errors import ArenaError
-from arena.sandbox import DEFAULT_LIMITS
-from arena.submission import check_submission
+from arena.store.db import session_scope
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 

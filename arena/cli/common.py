@@ -8,15 +8,15 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import Engine
 
-from arena.db import ENV_VAR, open_database
 from arena.errors import ArenaError
+from arena.store.db import ENV_VAR, open_database
 
 DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
         envvar=ENV_VAR,
-        help="database URL or SQLite file (default: arena.db here)",
+        help="database URL or SQLite file (default: arena.store.db here)",
         show_default=False,
     ),
 ]

@@ -14,10 +14,17 @@ from rich.table import Table
 from arena.cli.common import parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.options import resolve_file_options
-from arena.records import GameRecord, MatchRecord, MatchResult, load_record, replay, save_record
-from arena.render import board, describe_outcome
-from arena.runner import play_game
+from arena.play.options import resolve_file_options
+from arena.play.records import (
+    GameRecord,
+    MatchRecord,
+    MatchResult,
+    load_record,
+    replay,
+    save_record,
+)
+from arena.play.render import board, describe_outcome
+from arena.play.runner import play_game
 from bots.base import Bot
 from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
 from engines.core import Action, Game, State

@@ -11,8 +11,9 @@ import typer
 from arena.cli.common import DbOption, database
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.report import Report, game_leaderboard, tournament_report
-from arena.report_format import (
+from arena.play.time_control import TimeClass
+from arena.report.build import Report, game_leaderboard, tournament_report
+from arena.report.format import (
     FORMATS,
     render_text,
     to_csv,
@@ -21,8 +22,7 @@ from arena.report_format import (
     to_markdown,
     to_text,
 )
-from arena.report_plot import plot_png, plot_report
-from arena.time_control import TimeClass
+from arena.report.plot import plot_png, plot_report
 
 FormatOption = Annotated[
     str, typer.Option("--format", "-f", help="output format: " + " | ".join(FORMATS))

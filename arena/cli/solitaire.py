@@ -10,7 +10,7 @@ from rich.table import Table
 from arena.cli.common import parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.solitaire import evaluate_bots
+from arena.play.solitaire import evaluate_bots
 from bots.base import Bot
 from bots.registry import make_bot, parse_bot_spec
 from engines.registry import get_game

@@ -11,7 +11,7 @@ import typer
 from arena.cli.console import console
 from arena.cli.solve_koenigsgarten import koenigsgarten
 from arena.errors import ArenaError
-from arena.solitaire import load_deal_file
+from arena.play.solitaire import load_deal_file
 from bots.blumengarten.search import LOST, WON, solve
 from engines.blumengarten import BlumengartenState
 from engines.registry import get_game

@@ -16,21 +16,21 @@ from sqlmodel import Session, col, select
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
-from arena.config import FORMATS as TOURNAMENT_TYPES
-from arena.config import config_source, load_config, read_config_file
 from arena.errors import ArenaError
-from arena.models import Tournament
-from arena.progress import DEFAULT_RATING_INTERVAL
-from arena.report import ReportError, tournament_report
-from arena.report_format import render_text
-from arena.storage import count_stored, get_tournament
-from arena.tournament import (
+from arena.report.build import ReportError, tournament_report
+from arena.report.format import render_text
+from arena.store.games import count_stored, get_tournament
+from arena.store.models import Tournament
+from arena.tournament.config import FORMATS as TOURNAMENT_TYPES
+from arena.tournament.config import config_source, load_config, read_config_file
+from arena.tournament.driver import (
     INTERRUPTED,
     RunSummary,
     TournamentRunner,
     cancel_tournament,
     create_tournament,
 )
+from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
 app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_args_is_help=True)
 
@@ -320,8 +320,8 @@ def demo(
     db: Annotated[str | None, typer.Option("--db", help="database (default: demo.db here)")] = None,
 ) -> None:
     """Run the embedded demo tournament and print its report."""
+    from arena.cli.demo import DEMO_CONFIG
     from arena.cli.report import emit
-    from arena.demo import DEMO_CONFIG
 
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})

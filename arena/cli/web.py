@@ -16,8 +16,8 @@ from sqlmodel import Session
 
 from arena.cli.common import DbOption, database
 from arena.cli.console import console, error_console
-from arena.db import ENV_VAR, resolve_url, session_scope
 from arena.errors import ArenaError
+from arena.store.db import ENV_VAR, resolve_url, session_scope
 
 WORKER_STOP_SECONDS = 30.0
 
@@ -160,7 +160,7 @@ def list_users(db: DbOption = None) -> None:
     """List the accounts and how many bots and tournaments each owns."""
     from sqlmodel import func, select
 
-    from arena.models import BotVersion, Tournament
+    from arena.store.models import BotVersion, Tournament
     from arena.web.accounts import list_accounts
 
     engine = database(db)

@@ -24,9 +24,9 @@ import sqlalchemy as sa
 from pydantic import ConfigDict
 from sqlmodel import Session, col, func, select
 
-from arena.botstore import reserved_kind
 from arena.errors import ArenaError, NotFoundError
-from arena.models import Account, BotVersion, WriteRequest, utcnow
+from arena.store.bots import reserved_kind
+from arena.store.models import Account, BotVersion, WriteRequest, utcnow
 
 TOKEN_PREFIX = "arena_"
 ACCOUNT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")

@@ -15,8 +15,10 @@ from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
-from arena.botloader import COMMAND, PYTHON, bundle_files
-from arena.botstore import (
+from arena.errors import ArenaError, ConfigError, NotFoundError
+from arena.players.loader import COMMAND, PYTHON, bundle_files
+from arena.players.submission import SubmissionRejected, UnsafeCommand, check_archive_command
+from arena.store.bots import (
     BotRegistryError,
     add_bot,
     check_free_name,
@@ -24,13 +26,11 @@ from arena.botstore import (
     python_params,
     remove_bot,
 )
-from arena.config import TournamentConfig, check_caps, validate_config
-from arena.db import session_scope
-from arena.errors import ArenaError, ConfigError, NotFoundError
-from arena.models import Account, BotVersion
-from arena.models import Tournament as TournamentRow
-from arena.submission import SubmissionRejected, UnsafeCommand, check_archive_command
-from arena.tournament import cancel_tournament, create_tournament
+from arena.store.db import session_scope
+from arena.store.models import Account, BotVersion
+from arena.store.models import Tournament as TournamentRow
+from arena.tournament.config import TournamentConfig, check_caps, validate_config
+from arena.tournament.driver import cancel_tournament, create_tournament
 from arena.web import queries, reports, schemas
 from arena.web.accounts import (
     QUEUE_TOURNAMENT,

@@ -26,12 +26,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.config import ConfigCaps, read_config_file, require_positive
-from arena.db import open_database
 from arena.errors import ArenaError, ConfigError, NotFoundError, StorageError
-from arena.report import ReportError
-from arena.sandbox import Isolation, detect_isolation
-from arena.tournament import TournamentStateError
+from arena.players.sandbox import Isolation, detect_isolation
+from arena.report.build import ReportError
+from arena.store.db import open_database
+from arena.tournament.config import ConfigCaps, read_config_file, require_positive
+from arena.tournament.driver import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
 from arena.web.checker import CheckFailed

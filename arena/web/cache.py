@@ -25,10 +25,10 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from arena.models import GameResult, Tournament
-from arena.report import Report
-from arena.report_format import to_json
-from arena.report_plot import plot_report
+from arena.report.build import Report
+from arena.report.format import to_json
+from arena.report.plot import plot_report
+from arena.store.models import GameResult, Tournament
 
 GAMES = GameResult.__table__  # type: ignore[attr-defined]
 TOURNAMENTS = Tournament.__table__  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@ imports or runs uploaded code.
 
 The server sends the submission as JSON on the child's stdin
 (``python -m arena.web.checker``); the child finds the Python bot's class (parsing the
-code), runs :func:`arena.submission.check_submission` (which starts the bot in the
+code), runs :func:`arena.players.submission.check_submission` (which starts the bot in the
 sandbox, as a tournament would) and answers one JSON object on stdout: the stored
 entry and what the check saw, or the rejection's message. A child that hangs is
 killed after the check's own deadlines plus a margin.
@@ -18,10 +18,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from arena.botloader import COMMAND, PYTHON, BotLoadError, BotSource, python_bot_class_name
 from arena.errors import ArenaError
-from arena.sandbox import DEFAULT_LIMITS
-from arena.submission import check_submission
+from arena.players.loader import COMMAND, PYTHON, BotLoadError, BotSource, python_bot_class_name
+from arena.players.sandbox import DEFAULT_LIMITS
+from arena.players.submission import check_submission
 from engines.errors import GameError
 
 MARGIN_SECONDS = 30.0

@@ -13,8 +13,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
-from arena.report import Report, ReportError
-from arena.report_format import layout, summary_lines
+from arena.report.build import Report, ReportError
+from arena.report.format import layout, summary_lines
 from arena.web import queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
 from arena.web.worker import QUEUED

@@ -15,18 +15,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from arena.botstore import parse_reference
 from arena.errors import NotFoundError, RecordError
-from arena.models import (
+from arena.play.records import GameRecord, parse_record
+from arena.store.bots import parse_reference
+from arena.store.games import get_tournament
+from arena.store.models import (
     BotVersion,
     GameResult,
     GameSeat,
 )
-from arena.models import Participant as ParticipantRow
-from arena.models import Tournament as TournamentRow
-from arena.records import GameRecord, parse_record
-from arena.storage import get_tournament
-from arena.tally import bot_tallies
+from arena.store.models import Participant as ParticipantRow
+from arena.store.models import Tournament as TournamentRow
+from arena.store.tally import bot_tallies
 from arena.web import schemas
 from arena.web.accounts import account_names
 from bots.registry import all_bot_kinds
@@ -164,7 +164,7 @@ def _results(
 ) -> tuple[dict[int, list[schemas.BotResult]], dict[int, dict[str, int]]]:
     """Per bot and tournament: rated games, W-D-L against the other seats, mean place,
     forfeits; and per bot its forfeits by reason. Counted as every report counts them
-    (``arena/tally.py``)."""
+    (``arena/store/tally.py``)."""
     tallies = bot_tallies(engine, bot_ids)
     with Session(engine) as session:
         titles = dict(

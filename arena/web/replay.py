@@ -1,6 +1,6 @@
 """Step-by-step views of a stored game for the replay viewer.
 
-The record is replayed with :func:`arena.records.replay`; after the deal and after
+The record is replayed with :func:`arena.play.records.replay`; after the deal and after
 every action the view of one seat is taken from the engine: ``state.render(seat)``
 (the table as text, unicode suits) and ``state.observation(seat)`` (exactly what a bot
 in that seat was sent). A seat's view holds nothing else about the position: the legal
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import RecordError
-from arena.records import GameRecord, replay
+from arena.play.records import GameRecord, replay
 from engines.core import TERMINAL, Action, State
 from engines.errors import GameError
 from engines.registry import get_game

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from arena.report import ReportError, game_leaderboard, tournament_report
-from arena.storage import get_tournament
+from arena.report.build import ReportError, game_leaderboard, tournament_report
+from arena.store.games import get_tournament
 from arena.web import schemas
 from arena.web.app import WebContext
 from arena.web.cache import Cached, games_version

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
-from arena.sandbox import Isolation
+from arena.players.sandbox import Isolation
 
 ALLOW_FLAG = "--allow-weak-sandbox"
 

@@ -27,11 +27,11 @@ import sqlalchemy as sa
 from rich.console import Console
 from sqlalchemy.engine import Engine
 
-from arena.db import session_scope
 from arena.errors import ArenaError
-from arena.models import Tournament
-from arena.storage import CANCELLED, read_status, set_status
-from arena.tournament import FAILED, INTERRUPTED, RunSummary, TournamentRunner
+from arena.store.db import session_scope
+from arena.store.games import CANCELLED, read_status, set_status
+from arena.store.models import Tournament
+from arena.tournament.driver import FAILED, INTERRUPTED, RunSummary, TournamentRunner
 
 QUEUED = "queued"
 CLAIMED = "pending"

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from arena.adaptive import PairedSprt
 from arena.ratings import Pentanomial, RatingError, SprtDecision, SprtSettings
 from arena.ratings.sprt import sprt_sequence
-from arena.tally import StoredGame
+from arena.store.tally import StoredGame
+from arena.tournament.adaptive import PairedSprt
 
 CANDIDATE, BASELINE = 9, 4
 SETTINGS = SprtSettings(elo0=0.0, elo1=60.0, alpha=0.05, beta=0.05)

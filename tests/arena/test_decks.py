@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.decks import load_deck_file
 from arena.errors import ConfigError
+from arena.play.decks import load_deck_file
 from engines.errors import OptionError
 from engines.kardinal import DEFAULT_DECK, GAME
 

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.db import open_database
+from arena.store.db import open_database
 
 runner = CliRunner()
 SLOW = "mcts:iterations=40"
@@ -86,7 +86,7 @@ def assert_complete_without_duplicates(db: str, tournament: int, scheduled: int)
 @pytest.fixture
 def slow_bot(tmp_path: Path) -> str:
     """An SQLite database for a tournament of slow games."""
-    return str(tmp_path / "arena.db")
+    return str(tmp_path / "arena.store.db")
 
 
 @pytest.fixture

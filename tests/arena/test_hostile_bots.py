@@ -23,15 +23,15 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 import bots.examples
-from arena.botloader import PYTHON, BotSource
-from arena.botstore import add_bot
 from arena.cli import app
-from arena.db import open_database, session_scope
-from arena.runner import play_game
-from arena.sandbox import MIB, detect_isolation
-from arena.sandbox.runtime import WORK_DIR
-from arena.submission import SubmissionRejected, check_submission
-from arena.subprocess_bot import SubprocessBot
+from arena.play.runner import play_game
+from arena.players.loader import PYTHON, BotSource
+from arena.players.sandbox import MIB, detect_isolation
+from arena.players.sandbox.runtime import WORK_DIR
+from arena.players.submission import SubmissionRejected, check_submission
+from arena.players.subprocess_bot import SubprocessBot
+from arena.store.bots import add_bot
+from arena.store.db import open_database, session_scope
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import (
@@ -146,7 +146,7 @@ def register(db: Path, name: str, source: BotSource) -> None:
 
 
 def test_a_tournament_of_hostile_bots_stores_every_game_with_the_reasons(tmp_path: Path) -> None:
-    db = tmp_path / "arena.db"
+    db = tmp_path / "arena.store.db"
     for name, (source, _) in TOURNAMENT_BOTS.items():
         register(db, name, source)
     candidates = [arg for name in TOURNAMENT_BOTS for arg in ("--candidate", name)]
@@ -258,7 +258,7 @@ def test_games_cannot_pass_messages_through_ipc_and_nothing_of_it_survives() -> 
 def test_a_command_naming_a_host_path_does_not_start_and_reads_nothing(tmp_path: Path) -> None:
     private = tmp_path / "server"
     private.mkdir(mode=0o700)
-    database = private / "arena.db"
+    database = private / "arena.store.db"
     database.write_text("SECRET-ROW")
     source = command_source("raw_bot.py", "read", str(database))
     bot = make_bot(source)

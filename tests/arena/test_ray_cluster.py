@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from arena.db import open_database
+from arena.store.db import open_database
 
 pytestmark = pytest.mark.xdist_group("subprocess")
 
@@ -43,7 +43,7 @@ def test_a_tournament_joins_a_running_cluster(tmp_path: Path) -> None:
         start_new_session=True,
         env={k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"},
     )
-    db = tmp_path / "arena.db"
+    db = tmp_path / "arena.store.db"
     try:
         deadline = time.monotonic() + 60
         result = None

@@ -15,12 +15,12 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.db import open_database
 from arena.ratings import Pentanomial, log_likelihood_ratio
 from arena.ratings.pairs import game_score, pair_category
-from arena.report import build_report
-from arena.report_format import to_csv, to_data, to_html, to_markdown, to_text
-from arena.tally import BotNames, StoredGame
+from arena.report.build import build_report
+from arena.report.format import to_csv, to_data, to_html, to_markdown, to_text
+from arena.store.db import open_database
+from arena.store.tally import BotNames, StoredGame
 
 runner = CliRunner()
 
@@ -57,7 +57,7 @@ class Played:
 def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     """A round robin of 90 games in which ``flaky`` crashes, is suspended after 10
     games and forfeits the rest unplayed."""
-    db = tmp_path_factory.mktemp("report") / "arena.db"
+    db = tmp_path_factory.mktemp("report") / "arena.store.db"
     bot = db.parent / "flaky.py"
     bot.write_text(CRASH_SOMETIMES)
     assert arena(db, "bots", "add", "flaky", "-g", "koenigsgarten", "--python", str(bot))[0] == 0

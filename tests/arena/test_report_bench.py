@@ -6,11 +6,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from arena.bench.live import live_cost
+from arena.bench.report import fill_tournament, time_command, time_format
 from arena.cli import app
-from arena.db import open_database
-from arena.live_bench import live_cost
-from arena.report import tournament_report
-from arena.report_bench import fill_tournament, time_command, time_format
+from arena.report.build import tournament_report
+from arena.store.db import open_database
 
 runner = CliRunner()
 

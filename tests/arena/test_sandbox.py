@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.runner import play_game
-from arena.sandbox import (
+from arena.play.runner import play_game
+from arena.players.sandbox import (
     GIB,
     MIB,
     NO_ISOLATION,
@@ -32,8 +32,8 @@ from arena.sandbox import (
     kernel,
     uids,
 )
-from arena.sandbox.cgroups import BotCgroup, candidates, sweep
-from arena.sandbox.runtime import host_runtime
+from arena.players.sandbox.cgroups import BotCgroup, candidates, sweep
+from arena.players.sandbox.runtime import host_runtime
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source

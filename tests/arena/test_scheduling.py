@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.scheduling import (
+from arena.tournament.scheduling import (
     gauntlet_tables,
     rotations,
     round_robin_tables,

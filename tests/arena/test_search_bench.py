@@ -7,8 +7,8 @@ import random
 import pytest
 from typer.testing import CliRunner
 
+from arena.bench.search import opening_solves, sample_positions, search_speed
 from arena.cli import app
-from arena.search_bench import opening_solves, sample_positions, search_speed
 from bots.koenigsgarten.solver import LOSS, Position, Solver
 from bots.registry import UnknownBotError
 from engines.kings_corner import GAME as KINGS_CORNER

@@ -8,8 +8,8 @@ from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.runner import play_game
-from arena.solitaire import BotTally, deal_seed
+from arena.play.runner import play_game
+from arena.play.solitaire import BotTally, deal_seed
 from bots.registry import make_bot
 from engines.blumengarten import GAME
 

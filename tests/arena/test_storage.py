@@ -10,12 +10,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
-import arena.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from arena.db import open_database, resolve_url, writer
+import arena.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from arena.errors import StorageError
-from arena.execution import PlayedGame
-from arena.migrations import LATEST, VERSION_TABLE, current_version, migrate
-from arena.storage import count_stored, store_games
+from arena.store.db import open_database, resolve_url, writer
+from arena.store.games import count_stored, store_games
+from arena.store.migrations import LATEST, VERSION_TABLE, current_version, migrate
+from arena.tournament.execution import PlayedGame
 
 
 def test_migrated_schema_equals_the_models(db_url: str) -> None:
@@ -62,7 +62,7 @@ def test_urls_resolve_from_flag_environment_and_default(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("ARENA_DB", raising=False)
-    assert resolve_url(None) == "sqlite:///arena.db"
+    assert resolve_url(None) == "sqlite:///arena.store.db"
     monkeypatch.setenv("ARENA_DB", "postgresql+psycopg://u@h/db")
     assert resolve_url(None) == "postgresql+psycopg://u@h/db"
     assert resolve_url(str(tmp_path / "x.db")) == f"sqlite:///{tmp_path / 'x.db'}"
@@ -129,7 +129,7 @@ def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
 def test_upgrading_an_old_database_keeps_its_data(db_url: str) -> None:
     from alembic.operations import Operations
 
-    from arena.migrations import MIGRATIONS
+    from arena.store.migrations import MIGRATIONS
 
     engine = open_database(db_url, migrate_schema=False)
     with writer(engine).begin() as connection:

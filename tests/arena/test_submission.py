@@ -11,13 +11,13 @@ import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from arena.botloader import BotSource, command_files, instantiate
-from arena.botstore import find_bot, spec_of
 from arena.cli import app
-from arena.db import open_database, session_scope
-from arena.runner import play_game
-from arena.sandbox import SandboxLimits, detect_isolation
-from arena.submission import SubmissionRejected, check_submission
+from arena.play.runner import play_game
+from arena.players.loader import BotSource, command_files, instantiate
+from arena.players.sandbox import SandboxLimits, detect_isolation
+from arena.players.submission import SubmissionRejected, check_submission
+from arena.store.bots import find_bot, spec_of
+from arena.store.db import open_database, session_scope
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import HERE, python_source, raw_source
@@ -50,7 +50,7 @@ def raw_command(mode: str) -> str:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    return tmp_path / "arena.db"
+    return tmp_path / "arena.store.db"
 
 
 def test_a_syntax_error_is_rejected_and_nothing_is_stored(db: Path, tmp_path: Path) -> None:

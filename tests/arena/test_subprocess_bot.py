@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.runner import TimeControl
-from arena.subprocess_bot import BotErrorReport, BotVersionMismatch, SubprocessBot
+from arena.play.runner import TimeControl
+from arena.players.subprocess_bot import BotErrorReport, BotVersionMismatch, SubprocessBot
 from bots.base import (
     BotCrash,
     BotFault,

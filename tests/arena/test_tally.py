@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.tally import Standing, StoredGame, standing, tally_games
-from arena.time_control import TimeClass, describe, time_class
+from arena.play.time_control import TimeClass, describe, time_class
+from arena.store.tally import Standing, StoredGame, standing, tally_games
 
 BUILTIN, SUBMITTED, OTHER = 1, 2, 3
 

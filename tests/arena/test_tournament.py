@@ -10,9 +10,9 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.config import read_config_file, validate_config
-from arena.db import open_database
-from arena.records import GameRecord, replay
+from arena.play.records import GameRecord, replay
+from arena.store.db import open_database
+from arena.tournament.config import read_config_file, validate_config
 
 runner = CliRunner()
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -279,7 +279,7 @@ def test_ray_executor_with_two_workers(db: str) -> None:
 
 
 def test_the_demo_config_file_matches_the_embedded_demo() -> None:
-    from arena.demo import DEMO_CONFIG
+    from arena.cli.demo import DEMO_CONFIG
 
     assert read_config_file(CONFIGS / "demo.toml") == DEMO_CONFIG
 

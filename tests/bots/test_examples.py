@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, instantiate
-from arena.runner import TimeControl, play_game
-from arena.submission import check_submission
+from arena.play.runner import TimeControl, play_game
+from arena.players.loader import COMMAND, PYTHON, BotSource, BotSpec, instantiate
+from arena.players.submission import check_submission
 from bots.simple import RandomBot
 from engines.registry import get_game
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from bots.base import Bot, GameInfo
 from bots.ismcts import IsMctsBot, score_rewards
 from bots.registry import get_bot_kind, make_bot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from bots.base import Bot, GameInfo
 from bots.koenigsgarten.solver import WIN, solve_state
 from bots.mcts import MctsBot

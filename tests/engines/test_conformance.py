@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.records import replay
-from arena.runner import play_game
+from arena.play.records import replay
+from arena.play.runner import play_game
 from bots.simple import RandomBot
 from engines.core import TERMINAL, Game, State
 from engines.errors import GameOverError, IllegalActionError, InvalidActionError

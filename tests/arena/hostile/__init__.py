@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.botloader import COMMAND, PYTHON, BotSource, BotSpec, bundle_files, subprocess_bot
-from arena.runner import TimeControl
-from arena.sandbox import SandboxedProcess, SandboxLimits
-from arena.subprocess_bot import UNTIMED, SubprocessBot
+from arena.play.runner import TimeControl
+from arena.players.loader import COMMAND, PYTHON, BotSource, BotSpec, bundle_files, subprocess_bot
+from arena.players.sandbox import SandboxedProcess, SandboxLimits
+from arena.players.subprocess_bot import UNTIMED, SubprocessBot
 
 HERE = Path(__file__).resolve().parent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from arena.bench import rating_fit_speed
+from arena.bench.engines import rating_fit_speed
 from arena.cli import app
 
 runner = CliRunner()

@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 from sqlalchemy.engine import Engine
 
-from arena.config import validate_config
-from arena.db import open_database, session_scope
-from arena.tournament import TournamentRunner, create_tournament
+from arena.store.db import open_database, session_scope
+from arena.tournament.config import validate_config
+from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.web.accounts import RateLimit, create_account
 from arena.web.app import WebSettings, create_app
 

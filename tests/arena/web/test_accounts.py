@@ -8,10 +8,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
-from arena.botstore import add_bot, builtin_source
 from arena.cli import app
-from arena.db import open_database, session_scope
-from arena.models import WriteRequest, utcnow
+from arena.store.bots import add_bot, builtin_source
+from arena.store.db import open_database, session_scope
+from arena.store.models import WriteRequest, utcnow
 from arena.web.accounts import SUBMIT_BOT, hash_token
 from tests.arena.web.conftest import FIRST_LEGAL, Web, make_account
 
@@ -25,7 +25,7 @@ def test_users_add_prints_a_token_that_authenticates_and_only_its_hash_is_stored
 
     from arena.web.app import create_app
 
-    db = str(tmp_path / "arena.db")
+    db = str(tmp_path / "arena.store.db")
     result = runner.invoke(app, ["users", "add", "carol", "--db", db])
     assert result.exit_code == 0, result.stderr
     token = result.stdout.strip()

@@ -7,8 +7,8 @@ import json
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.report import game_leaderboard, tournament_report
-from arena.report_format import to_json
+from arena.report.build import game_leaderboard, tournament_report
+from arena.report.format import to_json
 from tests.arena.web.conftest import Web, play_tournament
 
 runner = CliRunner()

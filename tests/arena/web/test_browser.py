@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.db import open_database
+from arena.store.db import open_database
 from tests.arena.web.conftest import FIRST_LEGAL, make_account, play_tournament
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -54,7 +54,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    db = str(tmp_path_factory.mktemp("site") / "arena.db")
+    db = str(tmp_path_factory.mktemp("site") / "arena.store.db")
     engine = open_database(db)
     play_tournament(engine, game="koenigsgarten", bots=["random", "first-legal", "greedy"])
     kings = play_tournament(

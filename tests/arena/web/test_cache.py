@@ -8,7 +8,7 @@ import time
 
 from sqlalchemy.engine import Engine
 
-from arena.report import Report, game_leaderboard
+from arena.report.build import Report, game_leaderboard
 from arena.web.cache import ReportCache, games_version
 from tests.arena.web.conftest import Web, play_tournament
 

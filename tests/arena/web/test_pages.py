@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.db import session_scope
-from arena.models import Tournament
+from arena.store.db import session_scope
+from arena.store.models import Tournament
 from tests.arena.web.conftest import Web, play_tournament
 
 

@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from arena.tournament import TournamentRunner
+from arena.tournament.driver import TournamentRunner
 from arena.web.worker import QUEUED, REQUEUED_MESSAGE, claim_next, run_claimed, run_worker
 from tests.arena.web.conftest import Web
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from arena.errors import RecordError
-from arena.records import GameRecord
+from arena.play.records import GameRecord
 from arena.web.replay import replay_views
 from engines.cards import parse_card
 from engines.core import play_random

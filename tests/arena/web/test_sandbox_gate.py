@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from arena.db import open_database
-from arena.sandbox import NO_ISOLATION, detect_isolation
+from arena.players.sandbox import NO_ISOLATION, detect_isolation
+from arena.store.db import open_database
 from arena.web.app import create_app
 from tests.arena.web.conftest import FIRST_LEGAL, TEST_SETTINGS, Web
 from tests.arena.web.test_submit import stored, submit_python
@@ -29,7 +29,7 @@ CHECKOUT = Path(__file__).resolve().parents[3]
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
     """SQLite only: the database plays no part in the gate."""
-    engine = open_database(str(tmp_path / "arena.db"))
+    engine = open_database(str(tmp_path / "arena.store.db"))
     yield engine
     engine.dispose()
 
@@ -70,7 +70,7 @@ def serve_statement(tmp_path: Path, *flags: str) -> str:
     """What `arena serve` prints before it serves (it is stopped once it does)."""
     command = [sys.executable, "-m", "arena", "serve", "--no-worker", "--port", str(free_port())]
     server = subprocess.Popen(
-        [*command, "--db", str(tmp_path / "arena.db"), *flags],
+        [*command, "--db", str(tmp_path / "arena.store.db"), *flags],
         cwd=CHECKOUT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

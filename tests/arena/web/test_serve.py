@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.db import open_database
+from arena.store.db import open_database
 from tests.arena.web.conftest import make_account
 from tests.arena.web.test_browser import free_port
 
@@ -28,7 +28,7 @@ def wait_until(condition: object, seconds: float, what: str) -> None:
 
 
 def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
-    db = str(tmp_path / "arena.db")
+    db = str(tmp_path / "arena.store.db")
     engine = open_database(db)
     token = make_account(engine, "alice")
     engine.dispose()

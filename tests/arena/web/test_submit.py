@@ -8,10 +8,10 @@ import tarfile
 import pytest
 from sqlmodel import Session, select
 
-import arena.botloader
-import arena.submission
+import arena.players.loader
+import arena.players.submission
 import arena.web.checker
-from arena.models import BotVersion
+from arena.store.models import BotVersion
 from tests.arena.web.conftest import FIRST_LEGAL, Web
 
 SYNTAX_ERROR = "class Broken:\n    def act(self, observation legal_actions):\n        pass\n"
@@ -72,9 +72,9 @@ def test_a_python_bot_is_checked_out_of_process_and_stored_for_its_owner(
         raise AssertionError("the server ran the submission check in its own process")
 
     # Neither parsing nor the check may happen in the server: the child does both.
-    for module in (arena.botloader, arena.web.checker):
+    for module in (arena.players.loader, arena.web.checker):
         monkeypatch.setattr(module, "python_bot_class_name", in_process)
-    for module in (arena.submission, arena.web.checker):
+    for module in (arena.players.submission, arena.web.checker):
         monkeypatch.setattr(module, "check_submission", in_process)
     alice = web.auth("alice")
     response = submit_python(web, alice, "picker", FIRST_LEGAL, params='{"seed": 4}')
@@ -120,7 +120,9 @@ def test_an_archive_with_folders_runs_by_its_command(web: Web) -> None:
     assert "archived speaks protocol 1" in response.json()["check"]
     (bot,) = stored(web)
     assert bot.kind == "command" and bot.entry == "python3 {code}/bot/main.py {code}/bot"
-    assert arena.botloader.command_files(bot.code)["bot/strategy/pick.py"].startswith("def choose")
+    assert arena.players.loader.command_files(bot.code)["bot/strategy/pick.py"].startswith(
+        "def choose"
+    )
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arena.runner import TimeControl, play_game
+from arena.play.runner import TimeControl, play_game
 from bots.blumengarten.players import GreedyBot, SolverBot
 from bots.registry import make_bot
 from bots.simple import RandomBot

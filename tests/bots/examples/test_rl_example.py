@@ -9,10 +9,10 @@ import numpy as np
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-from arena.botstore import find_bot
 from arena.cli import app
-from arena.db import open_database
-from arena.storage import finished_games
+from arena.store.bots import find_bot
+from arena.store.db import open_database
+from arena.store.games import finished_games
 from bots.examples.rl import koenigsgarten_policy as policy
 from bots.examples.rl.train_koenigsgarten import bot_source, evaluate, main, train
 
@@ -37,7 +37,7 @@ def test_the_written_bot_carries_the_weights() -> None:
 
 
 def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
-    bot_file, db = tmp_path / "learned.py", tmp_path / "arena.db"
+    bot_file, db = tmp_path / "learned.py", tmp_path / "arena.store.db"
     assert (
         main(["--episodes", "400", "--eval-games", "20", "--seed", "1", "--out", str(bot_file)])
         == 0

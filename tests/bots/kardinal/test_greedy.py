@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from bots.base import GameInfo
 from bots.kardinal.greedy import KardinalGreedyBot
 from bots.registry import make_bot

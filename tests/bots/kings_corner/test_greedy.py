@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.runner import play_game
+from arena.play.runner import play_game
 from bots.base import Bot
 from bots.kings_corner.greedy import GreedyKingsCornerBot
 from bots.registry import get_bot_kind, make_bot

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from arena.scheduling import schedule_tables
+from arena.tournament.scheduling import schedule_tables
 from engines.envs import CardGameEnv, env
 from engines.errors import (
     IllegalActionError,

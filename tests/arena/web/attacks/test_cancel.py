@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from arena.botloader import PYTHON, BotSource
-from arena.botstore import add_bot
-from arena.db import session_scope
+from arena.players.loader import PYTHON, BotSource
+from arena.store.bots import add_bot
+from arena.store.db import session_scope
 from arena.web.worker import run_worker
 from tests.arena.web.conftest import Web
 from tests.arena.web.test_queue import QUIET

@@ -14,13 +14,13 @@ from rich.console import Console
 from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
-import arena.subprocess_bot
-from arena.botloader import PYTHON, BotSource
-from arena.botstore import add_bot
+import arena.players.subprocess_bot
 from arena.cli import app
-from arena.config import ConfigCaps, validate_config
-from arena.db import session_scope
-from arena.tournament import TournamentRunner, create_tournament
+from arena.players.loader import PYTHON, BotSource
+from arena.store.bots import add_bot
+from arena.store.db import session_scope
+from arena.tournament.config import ConfigCaps, validate_config
+from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.web.app import WebSettings, create_app, load_settings
 from tests.arena.web.conftest import FIRST_LEGAL, TEST_SETTINGS, Web, make_account
 
@@ -149,7 +149,10 @@ def _host_failure(*args: object, **kwargs: object) -> bytes:
 
 @pytest.mark.parametrize(
     ("target", "name"),
-    [(arena.subprocess_bot._Channel, "receive"), (arena.subprocess_bot, "SandboxedProcess")],
+    [
+        (arena.players.subprocess_bot._Channel, "receive"),
+        (arena.players.subprocess_bot, "SandboxedProcess"),
+    ],
 )
 def test_a_failure_of_the_host_is_not_the_bots_forfeit(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, target: object, name: str

@@ -10,14 +10,14 @@ import pytest
 from rich.console import Console
 from sqlmodel import Session, select
 
-from arena.botloader import COMMAND, BotSource, bundle_files
-from arena.botstore import add_bot
-from arena.config import validate_config
-from arena.db import session_scope
-from arena.models import BotVersion
-from arena.submission import INTERPRETERS
-from arena.subprocess_bot import QUOTE_CHARS, STDERR_IN_MESSAGE
-from arena.tournament import TournamentRunner, create_tournament
+from arena.players.loader import COMMAND, BotSource, bundle_files
+from arena.players.submission import INTERPRETERS
+from arena.players.subprocess_bot import QUOTE_CHARS, STDERR_IN_MESSAGE
+from arena.store.bots import add_bot
+from arena.store.db import session_scope
+from arena.store.models import BotVersion
+from arena.tournament.config import validate_config
+from arena.tournament.driver import TournamentRunner, create_tournament
 from tests.arena.web.conftest import Web
 from tests.arena.web.test_submit import tar_gz
 
@@ -84,7 +84,7 @@ def stored_names(web: Web) -> list[str]:
 def test_a_command_naming_a_host_path_is_refused_before_it_runs(
     web: Web, tmp_path: Path, command: str, words: str
 ) -> None:
-    secret = tmp_path / "arena.db"
+    secret = tmp_path / "arena.store.db"
     secret.write_text("TOKEN-HASH-OF-ALICE " * 10)
     response = submit_archive(web, {"thief.py": THIEF}, command.replace("SECRET", str(secret)))
     assert response.status_code == 422, response.text

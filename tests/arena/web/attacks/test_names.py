@@ -11,12 +11,12 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
-from arena.botloader import BUILTIN, PYTHON, BotSource
-from arena.botstore import add_bot, resolve_bot
 from arena.cli import app
-from arena.db import open_database, session_scope, writer
-from arena.migrations import migrate
-from arena.models import BotVersion
+from arena.players.loader import BUILTIN, PYTHON, BotSource
+from arena.store.bots import add_bot, resolve_bot
+from arena.store.db import open_database, session_scope, writer
+from arena.store.migrations import migrate
+from arena.store.models import BotVersion
 from tests.arena.web.conftest import FIRST_LEGAL, Web
 from tests.arena.web.test_submit import submit_python
 
@@ -46,7 +46,7 @@ def test_a_built_in_name_cannot_be_retired_by_a_web_user(web: Web) -> None:
 
 
 def test_the_command_line_cannot_register_code_under_a_built_in_name(tmp_path: Path) -> None:
-    db = str(tmp_path / "arena.db")
+    db = str(tmp_path / "arena.store.db")
     file = tmp_path / "mine.py"
     file.write_text(FIRST_LEGAL)
     runner = CliRunner()

@@ -1,0 +1,1 @@
+"""The benchmarks behind ``arena bench``: plain functions returning measurements."""

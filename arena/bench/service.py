@@ -1,0 +1,137 @@
+"""End-to-end tournament benchmarks: scheduling, playing and storing every record."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from arena.store.db import open_database
+from arena.store.games import count_stored
+from arena.tournament.config import validate_config
+from arena.tournament.driver import TournamentRunner, create_tournament
+from arena.tournament.progress import DEFAULT_RATING_INTERVAL
+
+
+@dataclass(frozen=True)
+class TournamentSpeed:
+    games: int
+    stored: int
+    executor: str
+    workers: int
+    setup_seconds: float
+    """Creating the tournament and writing its schedule."""
+    run_seconds: float
+    """Starting the executor, playing and storing every game."""
+    executor_start_seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        """Games per second from scheduling to the last stored record, executor start-up
+        (Ray's cluster start) excluded."""
+        return self.games / (self.setup_seconds + self.run_seconds - self.executor_start_seconds)
+
+    @property
+    def games_per_second_with_startup(self) -> float:
+        return self.games / (self.setup_seconds + self.run_seconds)
+
+
+def tournament_speed(
+    *,
+    game: str,
+    bots: list[str],
+    games: int,
+    executor: str,
+    workers: int,
+    seed: int = 1,
+    folder: Path | None = None,
+    rating_interval: int = DEFAULT_RATING_INTERVAL,
+) -> TournamentSpeed:
+    """Run one round robin of ``games`` games per pairing into a fresh SQLite database,
+    the live statistics refitted every ``rating_interval`` games (0: never)."""
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        engine = open_database(str(Path(tmp) / "bench.db"))
+        config = validate_config(
+            {
+                "game": game,
+                "bots": bots,
+                "games": games,
+                "seed": seed,
+                "executor": executor,
+                "workers": workers,
+                "name": "bench",
+            },
+            "bench",
+        )
+        started = time.perf_counter()
+        tournament_id = create_tournament(engine, config)
+        scheduled = time.perf_counter()
+        runner = TournamentRunner(
+            engine,
+            tournament_id,
+            console=Console(file=io.StringIO()),
+            rating_interval=rating_interval,
+        )
+        executor_start = 0.0
+        if executor == "ray":
+            from arena.tournament.execution import RayExecutor
+
+            probe = time.perf_counter()
+            RayExecutor(workers=workers).start()  # the runner reuses the running instance
+            executor_start = time.perf_counter() - probe
+        summary = runner.run()
+        finished = time.perf_counter()
+        stored = count_stored(engine, tournament_id)
+        engine.dispose()
+    return TournamentSpeed(
+        games=summary.scheduled,
+        stored=stored,
+        executor=executor,
+        workers=workers,
+        setup_seconds=scheduled - started,
+        run_seconds=finished - scheduled,
+        executor_start_seconds=executor_start,
+    )
+
+
+@dataclass(frozen=True)
+class TaskOverhead:
+    tasks: int
+    median_seconds: float
+    chunk_seconds: float
+    """What the executor aims a chunk of games at (TARGET_CHUNK_SECONDS)."""
+
+    @property
+    def share(self) -> float:
+        """Overhead as a share of a chunk's work."""
+        return self.median_seconds / self.chunk_seconds
+
+
+def ray_task_overhead(tasks: int = 200) -> TaskOverhead:
+    """The round trip of a Ray task that plays an empty chunk: scheduling, shipping the
+    arguments and the result, on a running local Ray instance (started if needed)."""
+    import statistics
+
+    import ray
+
+    from arena.tournament.execution import (
+        TARGET_CHUNK_SECONDS,
+        RayExecutor,
+        TournamentContext,
+        play_chunk,
+    )
+
+    RayExecutor().start()
+    task = ray.remote(num_cpus=1)(play_chunk)
+    context = ray.put(TournamentContext(0, "koenigsgarten", {}, 2, {}))
+    ray.get(task.remote(context, []))  # warm a worker up
+    times = []
+    for _ in range(tasks):
+        started = time.perf_counter()
+        ray.get(task.remote(context, []))
+        times.append(time.perf_counter() - started)
+    return TaskOverhead(tasks, statistics.median(times), TARGET_CHUNK_SECONDS)

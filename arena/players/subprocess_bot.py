@@ -1,0 +1,479 @@
+"""A bot in another process, in the sandbox, speaking the JSON-lines protocol.
+
+:class:`SubprocessBot` is a :class:`~bots.base.Bot` whose every game runs in a fresh
+sandboxed process (docs/protocol.md): ``new_game`` starts the program and does the
+handshake, ``act`` sends the whole observation and the legal actions' texts and
+maps the answer back onto the engine's action, ``game_over`` says goodbye and kills
+the process group. Reading never blocks: every wait is a ``poll`` bounded by the
+move's deadline, and the bot's stderr is drained meanwhile so it can never stall on
+a full pipe. Every failure is a :class:`~bots.base.BotFault` whose ``reason`` the
+runner stores: ``timeout``, ``crash``, ``malformed_output``, ``protocol_violation``
+or ``illegal_action``; the process is killed before the fault is raised.
+
+The end of the bot's stderr (``SandboxLimits.stderr_bytes``) is kept for its owner
+in :attr:`SubprocessBot.last_stderr` after each game, and its last lines close the
+message of a fault (which the runner stores with a forfeit). A fault's message quotes
+at most :data:`QUOTE_CHARS` characters of anything the bot wrote and
+:data:`STDERR_IN_MESSAGE` of its stderr: whatever a bot manages to read, it cannot
+ship it back through our messages.
+
+A failure of the host itself (not of the bot) while it talks to the bot is raised as
+:class:`~arena.play.runner.HostError`, which the runner never charges to the bot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import select
+import subprocess
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.play.runner import HostError, TimeControl
+from arena.players.sandbox import (
+    DEFAULT_LIMITS,
+    SandboxedProcess,
+    SandboxError,
+    SandboxLimits,
+)
+from bots.base import (
+    Bot,
+    BotCrash,
+    BotFault,
+    BotIllegalAction,
+    BotMalformedOutput,
+    BotProtocolError,
+    BotTimeout,
+    GameInfo,
+)
+from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION
+from engines.core import Action
+from engines.outcome import Outcome
+
+READ_CHUNK = 65536
+UNTIMED = TimeControl()
+STDERR_IN_MESSAGE = 200
+"""Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
+STDERR_MARKER = "; stderr: "
+QUOTE_CHARS = 80
+"""Characters of a message the bot wrote that a fault's message quotes."""
+ERROR_REPORT_CHARS = 200
+"""Characters of the bot's own error report (its ``act`` raised) that are kept."""
+POLL_MAX_MS = 2**31 - 1
+"""``poll()`` takes a C int of milliseconds; longer waits are made of several polls."""
+FOREVER_SECONDS = 10_000_000.0
+"""Longer time limits (up to infinity) mean no limit; they are cut to this, which
+still fits every clock the host hands on (the CPU-time limit, the wire's JSON)."""
+
+
+class BotErrorReport(BotCrash):
+    """The bot reported an error of its own (its code raised); it is still a crash."""
+
+
+class BotVersionMismatch(BotProtocolError):
+    """The bot speaks another version of the protocol."""
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What the bot said about itself."""
+
+    name: str
+    protocol: int
+    games: tuple[str, ...]
+
+    def plays(self, game: str) -> bool:
+        return ANY_GAME in self.games or game in self.games
+
+
+class _Exited(Exception):
+    """The bot closed its output or its input (it exited or was killed)."""
+
+
+class _Channel:
+    """Lines to and from a sandboxed process, each wait bounded by a deadline."""
+
+    def __init__(self, process: SandboxedProcess) -> None:
+        popen = process.process
+        assert popen.stdin and popen.stdout and popen.stderr
+        self.stdin_file = popen.stdin
+        self.stdin = popen.stdin.fileno()
+        self.stdout = popen.stdout.fileno()
+        self.stderr = popen.stderr.fileno()
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.set_blocking(fd, False)
+        self.line_bytes = process.limits.line_bytes
+        self.stderr_bytes = process.limits.stderr_bytes
+        self.pending = bytearray()
+        self.errors = bytearray()
+        self.stderr_open = True
+        self.reading = select.poll()
+        self.reading.register(self.stdout, select.POLLIN)
+        self.reading.register(self.stderr, select.POLLIN)
+        self.writing = select.poll()
+        self.writing.register(self.stdin, select.POLLOUT)
+        self.writing.register(self.stderr, select.POLLIN)
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Raises BotTimeout (the bot does not read) or _Exited."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.stdin, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise _Exited from None
+            events = self.writing.poll(_milliseconds(deadline))
+            if not events and time.monotonic() < deadline:
+                continue  # a wait longer than poll() takes ended early
+            if not events:
+                raise BotTimeout("did not read its input in time")
+            self._drain_stderr_if_ready(events)
+
+    def receive(self, deadline: float) -> bytes:
+        """The next line, without its newline.
+
+        Raises:
+            BotTimeout: no complete line before ``deadline``.
+            BotMalformedOutput: a line longer than the limit.
+            _Exited: the output ended.
+        """
+        searched = 0
+        while True:
+            newline = self.pending.find(b"\n", searched)
+            if (newline if newline >= 0 else len(self.pending)) > self.line_bytes:
+                raise BotMalformedOutput(f"wrote a line longer than {self.line_bytes} bytes")
+            if newline >= 0:
+                line = bytes(self.pending[:newline])
+                del self.pending[: newline + 1]
+                return line
+            searched = len(self.pending)
+            events = self.reading.poll(_milliseconds(deadline))
+            if not events and time.monotonic() < deadline:
+                continue  # a wait longer than poll() takes ended early
+            if not events or time.monotonic() > deadline:
+                raise BotTimeout("did not answer in time")
+            for fd, _ in events:
+                if fd != self.stdout:
+                    self._drain_stderr()
+                    continue
+                chunk = _read(fd)
+                if chunk == b"":
+                    raise _Exited
+                self.pending += chunk or b""
+
+    def close_input(self) -> None:
+        self.stdin_file.close()
+
+    def has_unread_output(self) -> bool:
+        return bool(self.pending)
+
+    def _drain_stderr_if_ready(self, events: list[tuple[int, int]]) -> None:
+        if any(fd == self.stderr for fd, _ in events):
+            self._drain_stderr()
+
+    def _drain_stderr(self) -> None:
+        while self.stderr_open:
+            chunk = _read(self.stderr)
+            if chunk is None:
+                return
+            if not chunk:
+                self.stderr_open = False
+                self.reading.unregister(self.stderr)
+                self.writing.unregister(self.stderr)
+                return
+            self.errors += chunk
+            if len(self.errors) > self.stderr_bytes:
+                del self.errors[: len(self.errors) - self.stderr_bytes]
+
+    def collect_stderr(self, deadline: float) -> None:
+        """Read what is left on stderr until it ends or ``deadline`` passes."""
+        waiting = select.poll()
+        waiting.register(self.stderr, select.POLLIN)
+        while True:
+            self._drain_stderr()
+            if not self.stderr_open or time.monotonic() >= deadline:
+                return
+            waiting.poll(_milliseconds(deadline))
+
+
+def _read(fd: int) -> bytes | None:
+    """A chunk, b"" at the end, None when nothing is there yet."""
+    try:
+        return os.read(fd, READ_CHUNK)
+    except BlockingIOError:
+        return None
+
+
+def _milliseconds(deadline: float) -> int:
+    return min(POLL_MAX_MS, max(0, math.ceil((deadline - time.monotonic()) * 1000)))
+
+
+class SubprocessBot(Bot):
+    """A bot program run in the sandbox, one process per game.
+
+    ``argv`` may use ``{code}`` for the directory holding ``files`` (see
+    :class:`~arena.players.sandbox.SandboxedProcess`). ``time_control`` is the tournament's;
+    where it sets nothing, ``limits`` supply the per-move deadline and game budget.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        name: str = "bot",
+        files: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+        time_control: TimeControl = UNTIMED,
+        limits: SandboxLimits = DEFAULT_LIMITS,
+    ) -> None:
+        super().__init__()
+        self.argv = list(argv)
+        self.name = name
+        self.files = dict(files or {})
+        self.env = dict(env or {})
+        self.limits = limits
+        self.move_seconds = min(time_control.per_move or limits.move_seconds, FOREVER_SECONDS)
+        self.game_seconds = min(time_control.per_game or limits.game_seconds, FOREVER_SECONDS)
+        self.handshake: Handshake | None = None
+        self.last_stderr = b""
+        """The end of the last game's stderr, at most ``limits.stderr_bytes``."""
+        self.last_exit: int | None = None
+        """The last game's process's exit code (negative: killed by that signal)."""
+        self.process: SandboxedProcess | None = None
+        self.last_process: SandboxedProcess | None = None
+        """The last game's (closed) sandbox: its user id, process group, directory."""
+        self._channel: _Channel | None = None
+        self._spent = 0.0
+
+    # -- the Bot protocol ---------------------------------------------------------
+
+    def new_game(self, info: GameInfo) -> None:
+        """Start the program and shake hands.
+
+        Raises:
+            BotFault: it cannot start, answers wrongly or too late (the process is gone).
+        """
+        super().new_game(info)
+        self._stop()
+        self._spent = 0.0
+        deadline = time.monotonic() + self.limits.startup_seconds
+        try:
+            self.process = SandboxedProcess(
+                self.argv,
+                limits=self.limits,
+                cpu_seconds=self.limits.cpu_seconds(self.game_seconds),
+                files=self.files,
+                env=self.env,
+            )
+        except SandboxError as exc:
+            raise BotCrash(str(exc)) from None
+        except Exception as exc:  # the host's own trouble (its disk, its processes)
+            raise HostError(f"the arena could not start the bot: {exc!r}") from exc
+        self._channel = _Channel(self.process)
+        with self._faults_stop_the_bot("while starting"):
+            hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
+            self.handshake = _read_handshake(hello)
+            game = info.game.name
+            if not self.handshake.plays(game):
+                plays = _cut(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
+                raise BotProtocolError(f"does not play {game} (plays: {plays})")
+            self._expect(
+                self._request(
+                    {
+                        "type": "new_game",
+                        "game": game,
+                        "options": dict(info.options),
+                        "seat": info.seat,
+                        "seats": info.num_seats,
+                        "seed": info.seed,
+                    },
+                    deadline,
+                ),
+                "ready",
+            )
+
+    def act(
+        self,
+        observation: Mapping[str, Any],
+        legal_actions: Sequence[Action],
+        time_left: float | None,
+    ) -> Action:
+        """Ask for a move; the answer's text must be one of the legal actions' texts.
+
+        Raises:
+            BotFault: timeout, crash, malformed output, protocol violation or an
+                illegal action (the process is gone).
+        """
+        if self._channel is None:
+            raise BotCrash("act before new_game (or after the bot was stopped)")
+        game_left = self.game_seconds - self._spent if time_left is None else time_left
+        allowed = min(self.move_seconds, game_left)
+        by_text = {str(action): action for action in legal_actions}
+        with self._faults_stop_the_bot("on its move"):
+            if allowed <= 0:
+                raise BotTimeout("its time for this game is used up")
+            if self._channel.has_unread_output():
+                raise BotProtocolError("sent a message nobody asked for")
+            started = time.monotonic()
+            reply = self._request(
+                {
+                    "type": "act",
+                    "observation": observation,
+                    "legal_actions": list(by_text),
+                    "time_left": round(game_left, 6),
+                    "move_time": round(self.move_seconds, 6),
+                },
+                started + allowed,
+            )
+            self._spent += time.monotonic() - started
+            text = self._expect(reply, "action").get("action")
+            if not isinstance(text, str):
+                raise BotProtocolError(f"'action' must be a string, not {_shown(text)}")
+            action = by_text.get(text)
+            if action is None:
+                shown = ", ".join(list(by_text)[:12]) + (", …" if len(by_text) > 12 else "")
+                raise BotIllegalAction(f"{_shown(text)} is not legal here (legal: {shown})")
+            return action
+
+    def game_over(self, outcome: Outcome) -> None:
+        """Tell the bot, ask it to quit, then kill its process group (never raises)."""
+        channel = self._channel
+        if channel is not None:
+            deadline = time.monotonic() + self.limits.quit_seconds
+            try:
+                channel.send(
+                    _encode({"type": "game_over", "outcome": outcome.to_dict()})
+                    + _encode({"type": "quit"}),
+                    deadline,
+                )
+                channel.close_input()  # the end of input says the same
+                channel.collect_stderr(deadline)
+            except (BotFault, _Exited):
+                pass  # it is killed below either way
+        self._stop()
+
+    def close(self) -> None:
+        self._stop()
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _request(self, message: Mapping[str, Any], deadline: float) -> dict[str, Any]:
+        assert self._channel is not None
+        self._channel.send(_encode(message), deadline)
+        line = self._channel.receive(deadline)
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
+            raise BotMalformedOutput(f"wrote {_quote(line)}, which is not JSON") from None
+        if not isinstance(reply, dict):
+            raise BotProtocolError(f"wrote {_quote(line)}, which is not a JSON object")
+        if reply.get("type") == "error":
+            report = _cut(str(reply.get("message")), ERROR_REPORT_CHARS)
+            raise BotErrorReport(f"reported an error: {report}")
+        return reply
+
+    @staticmethod
+    def _expect(reply: dict[str, Any], kind: str) -> dict[str, Any]:
+        if reply.get("type") != kind:
+            raise BotProtocolError(f"sent a {_shown(reply.get('type'))} message, expected {kind!r}")
+        return reply
+
+    @contextlib.contextmanager
+    def _faults_stop_the_bot(self, when: str) -> Iterator[None]:
+        """Stop the bot on any fault; an ended output becomes a crash, and a fault's
+        message gets ``when`` and the end of the bot's stderr (the owner's best clue).
+        Any other exception is the host's own failure: a HostError (KeyboardInterrupt
+        and the like pass as they are)."""
+        try:
+            yield
+        except _Exited:
+            fault: BotFault = BotCrash(f"{self._death()} {when}")
+        except BotFault as exc:
+            fault = type(exc)(f"{exc} ({when})")
+        except Exception as exc:
+            self._stop()
+            raise HostError(f"the arena failed {when}: {exc!r}") from exc
+        except BaseException:
+            self._stop()
+            raise
+        else:
+            return
+        self._stop()
+        tail = stderr_excerpt(self.last_stderr, STDERR_IN_MESSAGE)
+        if tail:
+            fault = type(fault)(f"{fault}{STDERR_MARKER}{tail}")
+        raise fault from None
+
+    def _stop(self) -> None:
+        """Kill the bot's processes and keep the end of its stderr."""
+        process, channel = self.process, self._channel
+        self.process = self._channel = None
+        if process is None or channel is None:
+            return
+        self.last_process = process
+        self.last_exit = process.kill()
+        channel.collect_stderr(time.monotonic())  # every writer is dead: no waiting
+        self.last_stderr = bytes(channel.errors)
+        process.close()
+
+    def _death(self) -> str:
+        """Why the output ended: the process's exit, once it is reaped."""
+        assert self.process is not None
+        try:
+            code = self.process.process.wait(self.limits.quit_seconds)
+        except subprocess.TimeoutExpired:
+            return "closed its output"
+        return self.process.describe_end(code)
+
+
+def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
+    """Raises BotProtocolError for a wrong message, fields or protocol version."""
+    if reply.get("type") != "hello":
+        raise BotProtocolError(f"sent a {_shown(reply.get('type'))} message, expected 'hello'")
+    version = reply.get("protocol")
+    if version != PROTOCOL_VERSION:
+        raise BotVersionMismatch(
+            f"speaks protocol version {_shown(version)}, the arena speaks version "
+            f"{PROTOCOL_VERSION}"
+        )
+    name, games = reply.get("name"), reply.get("games")
+    if not isinstance(name, str) or not name:
+        raise BotProtocolError(f"'name' must be a non-empty string, not {_shown(name)}")
+    if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
+        raise BotProtocolError(f"'games' must be a list of game names, not {_shown(games)}")
+    # The name is only shown (a submission's summary): a short one is plenty.
+    return Handshake(_cut(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
+
+
+def stderr_excerpt(stderr: bytes, characters: int) -> str:
+    """The end of ``stderr`` on one line (lines joined by `` | ``), at most
+    ``characters`` long; empty when there is nothing."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    text = " | ".join(line for line in lines if line)
+    return text if len(text) <= characters else "…" + text[-characters + 1 :]
+
+
+def _encode(message: Mapping[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def _quote(line: bytes) -> str:
+    text = line[:QUOTE_CHARS].decode("utf-8", "replace")
+    return repr(text) + ("…" if len(line) > QUOTE_CHARS else "")
+
+
+def _shown(value: Any) -> str:
+    """A value the bot sent, as a fault's message quotes it: at most QUOTE_CHARS."""
+    return _cut(repr(value), QUOTE_CHARS)
+
+
+def _cut(text: str, characters: int) -> str:
+    return text if len(text) <= characters else text[: characters - 1] + "…"

@@ -1,0 +1,462 @@
+"""The bot registry in the database: add, find, list and retire bot versions.
+
+A bot is a name bound to one game. Adding a name again with different code (or a
+different kind, entry or parameters) creates the next version, ``NAME@2``; adding it
+with identical code changes nothing. The stored code, not the user's file, is what
+tournaments run.
+
+The names of built-in kinds are reserved in every game, for every user and for the
+command line: ``greedy`` alone, or followed by ``-`` and one of its parameters
+(``greedy-seed2``, the name ``greedy:seed=2`` is registered under), belongs to the
+built-in, so ``-b greedy`` always plays the built-in (:func:`reserved_kind`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, func, select
+
+from arena.errors import ArenaError, NotFoundError
+from arena.players.loader import (
+    BUILTIN,
+    COMMAND,
+    PYTHON,
+    BotSource,
+    BotSpec,
+    bundle_files,
+    python_bot_class_name,
+)
+from arena.players.sandbox.runtime import host_runtime
+from arena.store.models import BotVersion, GameSeat
+from bots.registry import UnknownBotError, all_bot_kinds, get_bot_kind, parse_bot_spec
+from engines.registry import get_game
+from engines.seeding import MAX_SEED
+
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,63}")
+MAX_CODE_BYTES = 1_000_000
+SAFE_WORD = re.compile(r"[\w@%+=:,./{}-]+")
+MAX_VERSION = 2**31 - 1
+
+
+class BotRegistryError(ArenaError):
+    """A bad bot name, source or reference."""
+
+
+def check_name(name: str) -> str:
+    """Raises BotRegistryError unless ``name`` is a valid bot name."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise BotRegistryError(
+            f"bad bot name {name!r:.80}: start with a letter, then letters, digits, '_', '.', "
+            "'+' or '-' (at most 64 characters)"
+        )
+    return name
+
+
+def reserved_kind(name: str) -> str | None:
+    """The built-in kind that owns ``name`` (in any letter case): its own name, or its
+    name, ``-`` and one of its parameters (``greedy-seed2``); None for a free name."""
+    lowered = name.lower()
+    for kind in all_bot_kinds():
+        if lowered == kind.name or any(
+            lowered.startswith(f"{kind.name}-{param}") for param in kind.param_names()
+        ):
+            return kind.name
+    return None
+
+
+def check_free_name(name: str) -> str:
+    """A name a submitted bot may take.
+
+    Raises:
+        BotRegistryError: a bad name, or one reserved for a built-in kind.
+    """
+    check_name(name)
+    kind = reserved_kind(name)
+    if kind is not None:
+        raise BotRegistryError(
+            f"the bot name {name!r} is reserved for the built-in bot {kind!r} (in every game): "
+            "choose another name"
+        )
+    return name
+
+
+def builtin_name(kind: str, params: Mapping[str, Any]) -> str:
+    """The name a built-in kind with these parameters is registered under:
+    ``greedy``, ``greedy-seed2``."""
+    return "-".join([kind, *(f"{key}{value}" for key, value in params.items())])
+
+
+def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None) -> BotSource:
+    """A built-in kind with validated parameters (defaults filled in).
+
+    Raises:
+        UnknownBotError / UnknownGameError: unknown kind, game or parameter.
+    """
+    bot_kind = get_bot_kind(kind, game)
+    return BotSource(BUILTIN, bot_kind.name, bot_kind.validate_params(params))
+
+
+def python_params(params: Mapping[str, Any] | None) -> dict[str, int]:
+    """A Python bot's parameters: only ``seed``, an integer (or its digits, as the
+    command line's ``--param seed=3`` gives it) of at most 63 bits.
+
+    Raises:
+        BotRegistryError: another parameter, or a seed that is no such integer.
+    """
+    raw = dict(params or {})
+    unknown = sorted(set(raw) - {"seed"})
+    if unknown:
+        raise BotRegistryError(
+            f"a Python bot takes one parameter, 'seed' (got {', '.join(map(repr, unknown))})"[:200]
+        )
+    if "seed" not in raw:
+        return {}
+    seed = raw["seed"]
+    if isinstance(seed, str) and seed.strip().lstrip("-").isdigit() and len(seed) < 30:
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -MAX_SEED <= seed <= MAX_SEED:
+        raise BotRegistryError(
+            f"parameter 'seed' of a Python bot: an integer of at most 63 bits (got {seed!r:.40})"
+        )
+    return {"seed": seed}
+
+
+def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSource:
+    """A Python bot from ``FILE[:Class]``: reads the file and finds the class.
+
+    Raises:
+        BotRegistryError: the file is missing, unreadable, too large or not UTF-8, or a
+            bad parameter (:func:`python_params`).
+        BotLoadError: a syntax error or no unique bot class.
+    """
+    checked = python_params(params)
+    path_text, _, class_name = spec.partition(":")
+    if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
+        path_text, class_name = spec, ""
+    path = Path(path_text)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BotRegistryError(f"cannot read bot file {path_text!r}: {exc.strerror}") from None
+    if len(data) > MAX_CODE_BYTES:
+        raise BotRegistryError(f"bot file {path_text!r} is larger than {MAX_CODE_BYTES} bytes")
+    try:
+        code = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BotRegistryError(f"bot file {path_text!r} is not UTF-8 text") from None
+    entry = python_bot_class_name(code, path.name, class_name or None)
+    return BotSource(PYTHON, entry, checked, code)
+
+
+def command_source(
+    command: str, *, also: Sequence[str] = (), base: Path | None = None
+) -> BotSource:
+    """A bot run as ``command`` speaking the JSON-lines protocol, stored with its files.
+
+    Each word of the command that names an existing file or folder the sandbox does
+    not show (absolute, or relative to ``base``, the current directory by default; also
+    the file of a ``FILE:Class`` word and the value of ``--option=PATH``), and each
+    path in ``also``, is read now and stored with the bot as ``{code}/NAME`` (a folder
+    with the files in it), and the stored command names the copy: tournaments run the
+    stored code, on any machine, never the user's files. Words naming what the sandbox
+    shows (the system's programs, the arena's Python, the bot SDK) stay as they are.
+
+    Raises:
+        BotRegistryError: an empty command or one that cannot be split into words, a
+            path in ``also`` that does not exist, a file that cannot be read or is not
+            UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
+    """
+    text = command.strip()
+    if not text:
+        raise BotRegistryError("the bot command is empty")
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise BotRegistryError(f"bad bot command {text!r}: {exc}") from None
+    base = base or Path.cwd()
+    runtime = host_runtime()
+    files: dict[str, str] = {}
+    for index, word in enumerate(words):
+        before, path_text, after = _path_in_word(word)
+        if not path_text or (index == 0 and "/" not in path_text):
+            continue  # a program name is looked up on the sandbox's PATH
+        path = Path(base, path_text).absolute()
+        if path.exists() and not runtime.shows(str(path)):
+            words[index] = f"{before}{{code}}/{_store(path, files)}{after}"
+    for extra in also:
+        path = Path(base, extra).absolute()
+        if not path.exists():
+            raise BotRegistryError(f"no file or folder {extra!r} to store with the bot")
+        _store(path, files)
+    if not files:
+        return BotSource(COMMAND, text)
+    return BotSource(COMMAND, " ".join(map(_quote_word, words)), {}, bundle_files(files))
+
+
+def _path_in_word(word: str) -> tuple[str, str, str]:
+    """``word`` as (before, path, after): ``--opt=PATH`` and ``PATH:Class`` name PATH."""
+    before, value = "", word
+    if word.startswith("-"):
+        option, equals, value = word.partition("=")
+        if not equals:
+            return word, "", ""
+        before = option + equals
+    head, colon, tail = value.rpartition(":")
+    if colon and head and tail.isidentifier():
+        return before, head, colon + tail
+    return before, value, ""
+
+
+def _store(path: Path, files: dict[str, str]) -> str:
+    """Read the file or folder ``path`` into ``files`` under its name; returns the name.
+
+    Raises:
+        BotRegistryError: see :func:`command_source`.
+    """
+    name = path.resolve().name
+    if any(stored == name or stored.startswith(name + "/") for stored in files):
+        raise BotRegistryError(
+            f"two files or folders named {name!r} would be stored with the bot: rename one"
+        )
+    if path.is_dir():
+        for folder, subfolders, names in os.walk(path):
+            subfolders[:] = sorted(d for d in subfolders if not _skipped(d))
+            for file in sorted(n for n in names if not _skipped(n)):
+                inside = Path(folder, file).relative_to(path).as_posix()
+                files[f"{name}/{inside}"] = _read_text(Path(folder, file))
+    else:
+        files[name] = _read_text(path)
+    if sum(len(text.encode()) for text in files.values()) > MAX_CODE_BYTES:
+        raise BotRegistryError(
+            f"the files stored with the bot are larger than {MAX_CODE_BYTES} bytes "
+            f"(adding {str(path)!r})"
+        )
+    return name
+
+
+def _skipped(name: str) -> bool:
+    """Hidden entries and byte-code caches are not part of a bot's code."""
+    return name.startswith(".") or name == "__pycache__"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BotRegistryError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BotRegistryError(
+            f"{str(path)!r} is not UTF-8 text: only text is stored with a bot; a compiled "
+            "program must be installed on the host (/usr/local/bin) to run in the sandbox"
+        ) from None
+
+
+def _quote_word(word: str) -> str:
+    """``word`` for the stored command; ``{code}/…`` needs no quotes."""
+    return word if SAFE_WORD.fullmatch(word) else shlex.quote(word)
+
+
+def add_bot(
+    session: Session, *, name: str, game: str, source: BotSource, attempt: int = 0
+) -> tuple[BotVersion, bool]:
+    """Register ``source`` under ``name`` for ``game``; returns the version and whether
+    it is new. Names are per game: ``random`` may be a bot of every game.
+
+    Raises:
+        BotRegistryError: a bad name, or a name reserved for another built-in kind.
+        UnknownGameError: ``game`` is unknown.
+    """
+    check_name(name)
+    kind = reserved_kind(name)
+    if kind is not None and (source.kind != BUILTIN or source.entry != kind):
+        check_free_name(name)
+    game = get_game(game).name
+    versions = session.exec(
+        select(BotVersion)
+        .where(BotVersion.name == name, BotVersion.game == game)
+        .order_by(col(BotVersion.version))
+    ).all()
+    for version in versions:
+        if version.code_hash == source.code_hash:
+            if version.retired:
+                version.retired = False
+                session.add(version)
+            return version, False
+    bot = BotVersion(
+        name=name,
+        version=(versions[-1].version + 1) if versions else 1,
+        game=game,
+        kind=source.kind,
+        entry=source.entry,
+        params=dict(source.params),
+        code=source.code,
+        code_hash=source.code_hash,
+    )
+    try:
+        with session.begin_nested():
+            session.add(bot)
+    except IntegrityError:
+        # Another program registered this name meanwhile (two tournaments starting at
+        # once): look again; its version may be this very code.
+        if attempt >= 3:
+            raise
+        return add_bot(session, name=name, game=game, source=source, attempt=attempt + 1)
+    return bot, True
+
+
+def parse_reference(reference: str) -> tuple[str, int | None]:
+    """``"name@3"`` → ``("name", 3)``; ``"name"`` → ``("name", None)``.
+
+    Raises:
+        BotRegistryError: a version that is not a positive number.
+    """
+    name, sep, version = reference.strip().partition("@")
+    if not sep:
+        return name, None
+    if not (
+        version.isascii()
+        and version.isdigit()
+        and len(version) <= 10
+        and 1 <= int(version) <= MAX_VERSION
+    ):
+        raise BotRegistryError(
+            f"bad bot reference {reference!r:.80}: write NAME or NAME@VERSION "
+            f"(a version from 1 to {MAX_VERSION})"
+        )
+    return name, int(version)
+
+
+def _named(session: Session, name: str, game: str | None) -> str:
+    """The game of the bots called ``name``: ``game`` itself, or the only game with
+    such a bot.
+
+    Raises:
+        NotFoundError: no bot of that name, or several games have one and ``game`` is
+            not given.
+    """
+    if game is not None:
+        return get_game(game).name
+    games = sorted(set(session.exec(select(BotVersion.game).where(BotVersion.name == name))))
+    if not games:
+        raise NotFoundError(f"no bot {name!r} (see `arena bots list`)")
+    if len(games) > 1:
+        raise NotFoundError(
+            f"there is a bot {name!r} for {', '.join(games)}: name the game (--game)"
+        )
+    return games[0]
+
+
+def find_bot(session: Session, reference: str, *, game: str | None = None) -> BotVersion:
+    """The version ``NAME@V``, or the latest active version of ``NAME``, of ``game``
+    (which may be left out when only one game has a bot of that name).
+
+    Raises:
+        NotFoundError: no such bot or version, or an ambiguous name.
+    """
+    name, version = parse_reference(reference)
+    game_name = _named(session, name, game)
+    query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
+    if reserved_kind(name) is not None:
+        query = query.where(BotVersion.kind == BUILTIN)  # never a squatter's code
+    if version is not None:
+        query = query.where(BotVersion.version == version)
+    else:
+        query = query.where(col(BotVersion.retired).is_(False))
+    bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
+    if bot is None:
+        raise NotFoundError(f"no bot {reference!r} for {game_name} (see `arena bots list`)")
+    return bot
+
+
+def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
+    """A built-in kind (``greedy``, ``greedy:seed=2``; registered on first use under
+    :func:`builtin_name`), or else a registered bot (``NAME``, ``NAME@V``). A built-in
+    kind's name always means the built-in.
+
+    Raises:
+        NotFoundError: neither a built-in kind for ``game`` nor a registered bot.
+        BotRegistryError: a malformed reference, or a bad parameter of a built-in.
+    """
+    kind_text, with_params, param_text = reference.partition(":")
+    builtin = kind_text.strip().lower() in {kind.name for kind in all_bot_kinds()}
+    if "@" in kind_text:
+        return find_bot(session, reference, game=game)
+    if not (builtin or with_params):
+        try:
+            return find_bot(session, reference, game=game)
+        except NotFoundError:
+            raise NotFoundError(
+                f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
+                f"built-in kind for {get_game(game).name} (`arena games`)"
+            ) from None
+    try:
+        kind = get_bot_kind(kind_text, game)
+    except UnknownBotError as exc:
+        raise NotFoundError(
+            f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
+            f"built-in kind for {get_game(game).name}: {exc}"
+        ) from None
+    try:
+        _, raw = parse_bot_spec(f"{kind.name}:{param_text}")
+        params = kind.validate_params(raw)
+    except UnknownBotError as exc:
+        raise BotRegistryError(f"bot {reference!r}: {exc}") from None
+    name = builtin_name(kind.name, {key: params[key] for key in raw})
+    bot, _ = add_bot(session, name=name, game=game, source=BotSource(BUILTIN, kind.name, params))
+    return bot
+
+
+def list_bots(
+    session: Session, *, game: str | None = None, include_retired: bool = False
+) -> Sequence[BotVersion]:
+    query = select(BotVersion)
+    if game is not None:
+        query = query.where(BotVersion.game == get_game(game).name)
+    if not include_retired:
+        query = query.where(col(BotVersion.retired).is_(False))
+    return session.exec(query.order_by(col(BotVersion.name), col(BotVersion.version))).all()
+
+
+def games_played(session: Session, bot_id: int) -> int:
+    return int(session.exec(select(func.count()).where(GameSeat.bot_id == bot_id)).one())
+
+
+def remove_bot(session: Session, reference: str, *, game: str | None = None) -> list[BotVersion]:
+    """Retire ``NAME@V`` or every version of ``NAME``: hidden from lists and new
+    tournaments; its games and ratings stay. Returns the versions retired.
+
+    Raises:
+        NotFoundError: no such bot, or an ambiguous name.
+    """
+    name, version = parse_reference(reference)
+    game_name = _named(session, name, game)
+    query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
+    if version is not None:
+        query = query.where(BotVersion.version == version)
+    bots = list(session.exec(query).all())
+    if not bots:
+        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
+    for bot in bots:
+        bot.retired = True
+        session.add(bot)
+    return bots
+
+
+def spec_of(bot: BotVersion) -> BotSpec:
+    """The picklable spec workers build the bot from."""
+    assert bot.id is not None
+    return BotSpec(
+        bot_id=bot.id,
+        label=bot.label,
+        game=bot.game,
+        source=BotSource(bot.kind, bot.entry, dict(bot.params), bot.code),
+    )

@@ -1,0 +1,261 @@
+"""Schema migrations, applied in order; the database remembers which have run.
+
+Each migration is a function of Alembic's ``Operations`` (``op.create_table``,
+``op.add_column`` …). A database is never dropped: a schema change is a new function
+appended to :data:`MIGRATIONS`. ``tests/arena/test_storage.py`` checks that the
+migrated schema equals the models in ``arena/store/models.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+from alembic.migration import MigrationContext
+from alembic.operations import Operations
+from sqlalchemy.engine import Connection
+
+VERSION_TABLE = "arena_schema_version"
+
+
+def _v1_initial(op: Operations) -> None:
+    op.create_table(
+        "bot",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String, nullable=False),
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("game", sa.String, nullable=False),
+        sa.Column("kind", sa.String, nullable=False),
+        sa.Column("entry", sa.String, nullable=False),
+        sa.Column("params", sa.JSON, nullable=False),
+        sa.Column("code", sa.Text, nullable=True),
+        sa.Column("code_hash", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("retired", sa.Boolean, nullable=False),
+        sa.UniqueConstraint("name", "version", name="uq_bot_name_version"),
+    )
+    op.create_table(
+        "tournament",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String, nullable=False),
+        sa.Column("game", sa.String, nullable=False),
+        sa.Column("options", sa.JSON, nullable=False),
+        sa.Column("format", sa.String, nullable=False),
+        sa.Column("config", sa.JSON, nullable=False),
+        sa.Column("seed", sa.BigInteger, nullable=False),
+        sa.Column("status", sa.String, nullable=False),
+        sa.Column("scheduled", sa.Integer, nullable=False),
+        sa.Column("message", sa.String, nullable=True),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("started", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("finished", sa.DateTime(timezone=True), nullable=True),
+    )
+    op.create_table(
+        "participant",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=False),
+        sa.Column("bot_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("role", sa.String, nullable=False),
+        sa.Column("position", sa.Integer, nullable=False),
+        sa.Column("suspended", sa.Boolean, nullable=False),
+        sa.Column("suspended_reason", sa.String, nullable=True),
+        sa.UniqueConstraint("tournament_id", "bot_id", name="uq_participant"),
+    )
+    op.create_index("ix_participant_tournament_id", "participant", ["tournament_id"])
+    op.create_index("ix_participant_bot_id", "participant", ["bot_id"])
+    op.create_table(
+        "scheduled_game",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=False),
+        sa.Column("index", sa.Integer, nullable=False),
+        sa.Column("batch", sa.Integer, nullable=False),
+        sa.Column("seed", sa.BigInteger, nullable=False),
+        sa.Column("seats", sa.JSON, nullable=False),
+        sa.UniqueConstraint("tournament_id", "index", name="uq_scheduled_game"),
+    )
+    op.create_index("ix_scheduled_game_tournament_id", "scheduled_game", ["tournament_id"])
+    op.create_table(
+        "game",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=False),
+        sa.Column("index", sa.Integer, nullable=False),
+        sa.Column("seed", sa.BigInteger, nullable=False),
+        sa.Column("seats", sa.JSON, nullable=False),
+        sa.Column("status", sa.String, nullable=False),
+        sa.Column("returns", sa.JSON, nullable=False),
+        sa.Column("ranking", sa.JSON, nullable=False),
+        sa.Column("termination", sa.String, nullable=False),
+        sa.Column("offender", sa.Integer, nullable=True),
+        sa.Column("reason", sa.String, nullable=True),
+        sa.Column("record", sa.Text, nullable=False),
+        sa.Column("duration", sa.Float, nullable=False),
+        sa.Column("worker", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("tournament_id", "index", name="uq_game"),
+    )
+    op.create_index("ix_game_tournament_id", "game", ["tournament_id"])
+    op.create_table(
+        "game_seat",
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), primary_key=True),
+        sa.Column("game_index", sa.Integer, primary_key=True),
+        sa.Column("seat", sa.Integer, primary_key=True),
+        sa.Column("bot_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("score", sa.Float, nullable=False),
+        sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("forfeit", sa.Boolean, nullable=False),
+    )
+    op.create_index("ix_game_seat_bot", "game_seat", ["bot_id", "tournament_id"])
+    op.create_table(
+        "rating_snapshot",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=True),
+        sa.Column("game", sa.String, nullable=False),
+        sa.Column("bot_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("method", sa.String, nullable=False),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("lower", sa.Float, nullable=False),
+        sa.Column("upper", sa.Float, nullable=False),
+        sa.Column("games", sa.Integer, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_rating_snapshot_tournament_id", "rating_snapshot", ["tournament_id"])
+    op.create_index("ix_rating_snapshot_game", "rating_snapshot", ["game"])
+    op.create_index("ix_rating_snapshot_bot_id", "rating_snapshot", ["bot_id"])
+    op.create_index("ix_bot_name", "bot", ["name"])
+
+
+def _v2_accounts(op: Operations) -> None:
+    """Web accounts, owners of bots and tournaments, the log the rate limit counts."""
+    op.create_table(
+        "account",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String, nullable=False),
+        sa.Column("token_hash", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("name", name="uq_account_name"),
+        sa.UniqueConstraint("token_hash", name="uq_account_token_hash"),
+    )
+    op.create_table(
+        "write_request",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("account_id", sa.Integer, sa.ForeignKey("account.id"), nullable=False),
+        sa.Column("action", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_write_request_account_created", "write_request", ["account_id", "created"])
+    for table in ("bot", "tournament"):
+        if op.get_context().dialect.name == "sqlite":
+            # SQLite cannot add a constraint to a table, but it takes a column with an
+            # inline reference (Alembic would insist on copying the whole table).
+            op.execute(
+                sa.text(f"ALTER TABLE {table} ADD COLUMN owner_id INTEGER REFERENCES account(id)")
+            )
+        else:
+            op.add_column(
+                table,
+                sa.Column("owner_id", sa.Integer, sa.ForeignKey("account.id"), nullable=True),
+            )
+        op.create_index(f"ix_{table}_owner_id", table, ["owner_id"])
+
+
+def _v3_game_order_index(op: Operations) -> None:
+    """A tournament's newest game id in one probe (the web's report cache asks often)."""
+    op.create_index("ix_game_tournament_id_id", "game", ["tournament_id", "id"])
+
+
+def _v4_bot_names_per_game(op: Operations) -> None:
+    """A bot's name is unique within its game, so ``random`` may exist for every game."""
+    if op.get_context().dialect.name == "sqlite":
+        # SQLite rebuilds the table to change a constraint (arena.store.db turns foreign-key
+        # enforcement off meanwhile and checks every reference before committing).
+        with op.batch_alter_table("bot", recreate="always") as batch:
+            batch.drop_constraint("uq_bot_name_version", type_="unique")
+            batch.create_unique_constraint("uq_bot_game_name_version", ["game", "name", "version"])
+    else:
+        op.drop_constraint("uq_bot_name_version", "bot", type_="unique")
+        op.create_unique_constraint("uq_bot_game_name_version", "bot", ["game", "name", "version"])
+
+
+def _v5_reserve_builtin_names(op: Operations) -> None:
+    """Built-in kind names belong to the built-ins (arena.store.bots.reserved_kind): a
+    submitted bot registered under one (``greedy``) becomes ``greedy.submitted`` (or
+    ``greedy.submitted2`` … when that is taken), keeping its versions, games, ratings
+    and owner, so that ``-b greedy`` plays the built-in."""
+    from arena.store.bots import reserved_kind
+
+    connection = op.get_bind()
+    bots = sa.table(
+        "bot",
+        sa.column("id", sa.Integer),
+        sa.column("name", sa.String),
+        sa.column("game", sa.String),
+        sa.column("kind", sa.String),
+        sa.column("entry", sa.String),
+    )
+    rows = connection.execute(
+        sa.select(bots.c.id, bots.c.name, bots.c.game, bots.c.kind, bots.c.entry)
+    ).all()
+    taken = {(row.game, row.name) for row in rows}
+    renamed: dict[tuple[str, str], str] = {}
+    for row in rows:
+        kind = reserved_kind(row.name)
+        if kind is None or (row.kind == "builtin" and row.entry == kind):
+            continue
+        key = (row.game, row.name)
+        if key not in renamed:
+            base = f"{row.name[:54]}.submitted"
+            new = next(
+                f"{base}{number or ''}"
+                for number in range(len(rows) + 2)
+                if number != 1 and (row.game, f"{base}{number or ''}") not in taken
+            )
+            taken.add((row.game, new))
+            renamed[key] = new
+        connection.execute(sa.update(bots).where(bots.c.id == row.id).values(name=renamed[key]))
+
+
+MIGRATIONS: list[Callable[[Operations], None]] = [
+    _v1_initial,
+    _v2_accounts,
+    _v3_game_order_index,
+    _v4_bot_names_per_game,
+    _v5_reserve_builtin_names,
+]
+"""Append new migrations at the end; never edit or reorder a released one."""
+
+LATEST = len(MIGRATIONS)
+
+
+def current_version(connection: Connection) -> int:
+    """The schema version of the database behind ``connection`` (0: empty)."""
+    if not sa.inspect(connection).has_table(VERSION_TABLE):
+        return 0
+    value = connection.execute(sa.text(f"SELECT max(version) FROM {VERSION_TABLE}")).scalar()
+    return int(value or 0)
+
+
+def migrate(connection: Connection, *, upto: int = LATEST) -> list[int]:
+    """Apply every migration the database lacks (up to version ``upto``), inside the
+    caller's transaction.
+
+    Returns the versions applied. Raises RuntimeError when the database is newer
+    than this program.
+    """
+    if connection.dialect.name == "postgresql":
+        # Two programs opening a fresh database at once must not both create it.
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(7041990)"))
+    version = current_version(connection)
+    if version > LATEST:
+        raise RuntimeError(
+            f"the database has schema version {version}, newer than this arena ({LATEST}); "
+            "upgrade arena"
+        )
+    if version == 0:
+        connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER)"))
+    op = Operations(MigrationContext.configure(connection))
+    applied = []
+    for number in range(version + 1, upto + 1):
+        MIGRATIONS[number - 1](op)
+        connection.execute(sa.text(f"INSERT INTO {VERSION_TABLE} (version) VALUES ({number})"))
+        applied.append(number)
+    return applied

@@ -1,0 +1,180 @@
+"""Every table of the arena's database, in one module.
+
+The schema is created and changed only by the migrations in ``arena/store/migrations.py``;
+a test compares these models with the migrated schema, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class BotVersion(SQLModel, table=True):
+    """One version of a registered bot. Changed code under a name is a new version."""
+
+    __tablename__ = "bot"
+    __table_args__ = (UniqueConstraint("game", "name", "version", name="uq_bot_game_name_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True)
+    version: int
+    game: str
+    kind: str  # builtin | python | command
+    entry: str  # builtin kind, python class name, or the command line
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    code: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    code_hash: str
+    created: datetime = Field(default_factory=utcnow)
+    retired: bool = False
+    owner_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    """The account that submitted it over the web (None: registered on the command line)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+class Tournament(SQLModel, table=True):
+    __tablename__ = "tournament"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    format: str
+    config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    # queued (waiting for a worker) | pending | running | interrupted | completed | cancelled
+    # | failed
+    status: str = "pending"
+    scheduled: int = 0
+    message: str | None = None
+    created: datetime = Field(default_factory=utcnow)
+    started: datetime | None = None
+    finished: datetime | None = None
+    owner_id: int | None = Field(default=None, foreign_key="account.id", index=True)
+    """The account that queued it over the web (None: created on the command line)."""
+
+
+class Participant(SQLModel, table=True):
+    """A bot version taking part in a tournament, with its role in the format."""
+
+    __tablename__ = "participant"
+    __table_args__ = (UniqueConstraint("tournament_id", "bot_id", name="uq_participant"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id", index=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    role: str = "player"  # player | candidate | field
+    position: int = 0
+    suspended: bool = False
+    suspended_reason: str | None = None
+
+
+class ScheduledGame(SQLModel, table=True):
+    """A game the scheduler decided to play. Written before the game is dispatched,
+    so a resumed tournament plays exactly the scheduled games that have no result."""
+
+    __tablename__ = "scheduled_game"
+    __table_args__ = (UniqueConstraint("tournament_id", "index", name="uq_scheduled_game"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id", index=True)
+    index: int
+    batch: int = 0
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    seats: list[int] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class GameResult(SQLModel, table=True):
+    """A played game. Unique per (tournament, index): no game is ever stored twice."""
+
+    __tablename__ = "game"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "index", name="uq_game"),
+        # A tournament's newest game in one index probe: the web's cache key.
+        Index("ix_game_tournament_id_id", "tournament_id", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id", index=True)
+    index: int
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    seats: list[int] = Field(sa_column=Column(JSON, nullable=False))
+    status: str  # ok | forfeit | error
+    returns: list[float] = Field(sa_column=Column(JSON, nullable=False))
+    ranking: list[int] = Field(sa_column=Column(JSON, nullable=False))
+    termination: str
+    offender: int | None = None
+    reason: str | None = None
+    record: str = Field(sa_column=Column(Text, nullable=False))
+    duration: float = 0.0
+    worker: str = ""
+    created: datetime = Field(default_factory=utcnow)
+
+
+class GameSeat(SQLModel, table=True):
+    """One seat of a played game: who sat there and how it ended for them."""
+
+    __tablename__ = "game_seat"
+    __table_args__ = (Index("ix_game_seat_bot", "bot_id", "tournament_id"),)
+
+    tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
+    game_index: int = Field(primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id")
+    score: float
+    place: int
+    forfeit: bool = False
+
+
+class RatingSnapshot(SQLModel, table=True):
+    """A bot version's rating at a moment (after a tournament, or a leaderboard fit)."""
+
+    __tablename__ = "rating_snapshot"
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int | None = Field(default=None, foreign_key="tournament.id", index=True)
+    game: str = Field(index=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    method: str  # elo | openskill | duplicate-elo
+    rating: float
+    lower: float
+    upper: float
+    games: int
+    created: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """A user of the web API. Only a hash of the token is stored."""
+
+    __tablename__ = "account"
+    __table_args__ = (
+        UniqueConstraint("name", name="uq_account_name"),
+        UniqueConstraint("token_hash", name="uq_account_token_hash"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    token_hash: str
+    created: datetime = Field(default_factory=utcnow)
+
+
+class WriteRequest(SQLModel, table=True):
+    """A bot submission or a queued tournament, kept for the per-account rate limit."""
+
+    __tablename__ = "write_request"
+    __table_args__ = (Index("ix_write_request_account_created", "account_id", "created"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    account_id: int = Field(foreign_key="account.id")
+    action: str  # submit_bot | queue_tournament
+    created: datetime = Field(default_factory=utcnow)

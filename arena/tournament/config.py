@@ -1,0 +1,366 @@
+"""Tournament configuration: a TOML file and/or command-line flags, validated by pydantic.
+
+See ``configs/*.toml`` for commented examples. Every error names the file, the field
+and the bad value; nothing is written to the database before the whole configuration
+(bots included) is valid. Numbers must be finite.
+
+A configuration queued over the web must also keep within the server's
+:class:`ConfigCaps` (:func:`check_caps`): games, bots, workers, time limits, adaptive
+budgets and SPRT bounds, numeric game options and built-in bots' parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from arena.errors import ArenaError, ConfigError
+from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
+from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
+from engines.errors import GameError, OptionError
+from engines.registry import get_game
+from engines.seeding import MAX_SEED
+
+FORMATS = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class EloSettings(_Strict):
+    """The adaptive ``elo`` format: batches until neighbours are separated."""
+
+    batch: int = Field(default=100, ge=2, description="games per scheduling batch")
+    max_games: int = Field(default=10_000, ge=2, description="the game budget")
+    confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
+
+
+class SprtSettings(_Strict):
+    """The ``sprt`` format: two bots until the SPRT accepts H0 or H1."""
+
+    elo0: float = Field(
+        default=0.0,
+        ge=-MAX_SPRT_ELO,
+        le=MAX_SPRT_ELO,
+        description="H0: the Elo difference is elo0 (normalised)",
+    )
+    elo1: float = Field(
+        default=5.0,
+        ge=-MAX_SPRT_ELO,
+        le=MAX_SPRT_ELO,
+        description="H1: the Elo difference is elo1 (normalised)",
+    )
+    alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
+    beta: float = Field(default=0.05, gt=0.0, lt=0.5)
+    batch: int = Field(default=100, ge=2)
+    max_games: int = Field(default=20_000, ge=2)
+
+    @model_validator(mode="after")
+    def _bounds_ordered(self) -> SprtSettings:
+        if self.elo1 <= self.elo0:
+            raise ValueError(f"elo1 ({self.elo1}) must be greater than elo0 ({self.elo0})")
+        return self
+
+
+class TournamentConfig(_Strict):
+    """Everything that defines a tournament."""
+
+    name: str | None = Field(default=None, description="a label for listings")
+    game: str
+    format: Format = "round-robin"
+    bots: list[str] = Field(
+        default_factory=list, description="participants: NAME, NAME@V or a built-in kind"
+    )
+    candidates: list[str] = Field(default_factory=list, description="gauntlet: the bots under test")
+    opponents: list[str] = Field(default_factory=list, description="gauntlet: the field they meet")
+    games: int = Field(default=100, ge=1, description="games per pairing/table; deals in solitaire")
+    seats: int | None = Field(default=None, description="seats per game (default: the game's)")
+    seed: int = Field(default=1, ge=0, lt=2**63)
+    options: dict[str, Any] = Field(default_factory=dict, description="game options")
+    time_per_move: float | None = Field(default=None, gt=0)
+    time_per_game: float | None = Field(default=None, gt=0)
+    max_crash_rate: float = Field(
+        default=0.25, ge=0.0, le=1.0, description="suspend a bot above this forfeit-by-crash rate"
+    )
+    executor: Literal["ray", "local"] = "ray"
+    workers: int | None = Field(default=None, ge=1)
+    ray_address: str | None = None
+    elo: EloSettings = EloSettings()
+    sprt: SprtSettings = SprtSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _type_is_format(cls, data: Any) -> Any:
+        """``type`` is a synonym of ``format``, the tournament's type."""
+        if isinstance(data, dict) and "type" in data:
+            data = dict(data)
+            kind = data.pop("type")
+            if "format" in data and data["format"] != kind:
+                raise ValueError(
+                    f"'type' ({kind!r}) and 'format' ({data['format']!r}) are the same "
+                    "setting, the tournament's type: give one"
+                )
+            data["format"] = kind
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        try:
+            game = get_game(self.game)
+            seats = game.check_seats(self.seats if self.seats is not None else game.default_seats)
+            game.parse_options(self.options)
+        except GameError as exc:
+            raise ValueError(str(exc)) from None
+        if self.format == "gauntlet":
+            if not self.candidates or not self.opponents:
+                raise ValueError("a gauntlet needs 'candidates' and 'opponents'")
+            if len(self.opponents) < seats - 1:
+                raise ValueError(f"a {seats}-seat gauntlet needs at least {seats - 1} opponents")
+            if self.bots:
+                raise ValueError("a gauntlet takes 'candidates' and 'opponents', not 'bots'")
+        elif self.candidates or self.opponents:
+            raise ValueError(f"'candidates'/'opponents' belong to a gauntlet, not {self.format}")
+        if self.format == "solitaire":
+            if seats != 1:
+                raise ValueError(f"the solitaire format needs a one-player game, not {game.name}")
+            if not self.bots:
+                raise ValueError("a solitaire tournament needs at least one bot")
+        elif seats == 1:
+            raise ValueError(f'{game.name} is a one-player game: use format = "solitaire"')
+        if self.format == "sprt":
+            if len(self.bots) != 2:
+                raise ValueError(f"sprt compares exactly 2 bots, got {len(self.bots)}")
+            if seats != 2:
+                raise ValueError("sprt needs two seats (set seats = 2 if the game allows it)")
+        if self.format in ("round-robin", "elo") and len(self.bots) < max(2, seats):
+            raise ValueError(
+                f"a {self.format} of {seats}-seat games needs at least {max(2, seats)} bots, "
+                f"got {len(self.bots)}"
+            )
+        everyone = self.bots + self.candidates + self.opponents
+        duplicates = sorted({b for b in everyone if everyone.count(b) > 1})
+        if duplicates:
+            raise ValueError(f"bots listed twice: {', '.join(duplicates)}")
+        return self
+
+    @property
+    def seat_count(self) -> int:
+        game = get_game(self.game)
+        return self.seats if self.seats is not None else game.default_seats
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.game} {self.format}"
+
+
+def _format_error(source: str, exc: pydantic.ValidationError, data: Mapping[str, Any]) -> str:
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        fields = ", ".join(TournamentConfig.model_fields)
+        return f"{source}: unknown field {location!r} (fields: {fields})"
+    if not location:
+        return f"{source}: {message}"
+    return f"{source}: field {location!r}: {message} (got {first.get('input')!r})"
+
+
+def validate_config(data: Mapping[str, Any], source: str = "config") -> TournamentConfig:
+    """Validate configuration data.
+
+    Raises:
+        ConfigError: the first problem, naming ``source``, the field and the value.
+    """
+    try:
+        return TournamentConfig.model_validate(dict(data))
+    except pydantic.ValidationError as exc:
+        raise ConfigError(_format_error(source, exc, data)) from None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The raw data of a TOML configuration file.
+
+    Raises:
+        ConfigError: the file is missing, unreadable or not valid TOML.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{str(path)!r} is not UTF-8 text") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{str(path)!r} is not valid TOML: {exc}") from None
+
+
+def config_source(path: Path | None) -> str:
+    """How errors name where a configuration came from."""
+    return repr(str(path)) if path is not None else "command line"
+
+
+def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentConfig:
+    """The file's configuration (if any) with ``overrides`` (flags) on top.
+
+    Raises:
+        ConfigError: see :func:`read_config_file` and :func:`validate_config`.
+    """
+    data = read_config_file(path) if path is not None else {}
+    if overrides.get("format") is not None:
+        data.pop("type", None)  # the file's synonym, overridden
+    data.update({key: value for key, value in overrides.items() if value is not None})
+    source = config_source(path)
+    game = data.get("game")
+    if isinstance(game, str) and isinstance(data.get("options"), dict):
+        from arena.play.options import resolve_file_options
+
+        try:
+            data["options"] = resolve_file_options(
+                game, data["options"], path.parent if path is not None else None
+            )
+        except (ArenaError, OptionError) as exc:
+            raise ConfigError(f"{source}: field 'options': {exc}") from None
+        except GameError:
+            pass  # an unknown game: validation below names it
+    return validate_config(data, source)
+
+
+# -- caps on configurations from the web ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigCaps:
+    """The largest values a configuration queued over the web may ask for; the
+    operator sets them (``arena serve --settings FILE``, docs/web.md).
+
+    Attributes:
+        bots: participants (bots, candidates and opponents together).
+        games_per_table: ``games``, per pairing or table (deals in solitaire).
+        scheduled_games: games the whole tournament may schedule (adaptive budgets too).
+        batch: games per batch of the ``elo`` and ``sprt`` formats.
+        workers: ``workers``.
+        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` or
+            ``time_limit`` (seconds per move or per game of its own search).
+        seconds_per_game: ``time_per_game``.
+        option_number: any numeric game option (``move_cap`` …).
+        bot_iterations: a built-in bot's ``iterations``.
+        bot_number: any other numeric parameter of a built-in bot (``node_limit``,
+            ``patience``, ``depth``, ``exploration``, ``margin`` …); seeds have 63 bits.
+    """
+
+    bots: int = 32
+    games_per_table: int = 10_000
+    scheduled_games: int = 100_000
+    batch: int = 1_000
+    workers: int = 16
+    seconds_per_move: float = 60.0
+    seconds_per_game: float = 3_600.0
+    option_number: float = 100_000.0
+    bot_iterations: int = 100_000
+    bot_number: float = 10_000_000.0
+
+    __pydantic_config__ = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    def __post_init__(self) -> None:
+        require_positive(self)
+
+
+def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
+    """Raises ValueError for a field of the dataclass ``settings`` (but ``skip``) that
+    is not a finite positive number."""
+    for item in dataclasses.fields(settings):
+        value = getattr(settings, item.name)
+        if item.name in skip:
+            continue
+        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            raise ValueError(f"{item.name} must be a positive number, not {value!r}")
+
+
+BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})
+
+
+def planned_games(config: TournamentConfig) -> int:
+    """How many games the configuration can schedule at most."""
+    bots = len(config.bots)
+    seats = config.seat_count
+    if config.format == "round-robin":
+        return math.comb(bots, seats) * config.games
+    if config.format == "gauntlet":
+        return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
+    if config.format == "solitaire":
+        return bots * config.games
+    if config.format == "elo":
+        return config.elo.max_games
+    return config.sprt.max_games
+
+
+def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
+    """Raises ConfigError, naming the field, the value and the cap, for the first
+    setting of ``config`` over ``caps``."""
+
+    def at_most(field: str, value: float | None, cap: float) -> None:
+        if value is not None and abs(value) > cap:
+            raise ConfigError(f"field {field!r}: at most {cap:g} over the web (got {value!r})")
+
+    participants = len(config.bots) + len(config.candidates) + len(config.opponents)
+    if participants > caps.bots:
+        raise ConfigError(
+            f"at most {caps.bots} bots per tournament over the web, got {participants}"
+        )
+    at_most("games", config.games, caps.games_per_table)
+    at_most("workers", config.workers, caps.workers)
+    at_most("time_per_move", config.time_per_move, caps.seconds_per_move)
+    at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
+    at_most("elo.batch", config.elo.batch, caps.batch)
+    at_most("sprt.batch", config.sprt.batch, caps.batch)
+    for name, value in config.options.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            at_most(f"options.{name}", value, caps.option_number)
+    planned = planned_games(config)
+    if planned > caps.scheduled_games:
+        raise ConfigError(
+            f"this configuration schedules up to {planned} games; at most "
+            f"{caps.scheduled_games} over the web (lower 'games' or the budget)"
+        )
+    for field in ("bots", "candidates", "opponents"):
+        for reference in getattr(config, field):
+            _check_bot_params(field, reference, config.game, caps)
+
+
+def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -> None:
+    """A built-in bot's parameters (``mcts:iterations=500``) against the caps."""
+    if ":" not in reference:
+        return
+    try:
+        kind, raw = parse_bot_spec(reference)
+        params = get_bot_kind(kind, game).validate_params(raw)
+    except UnknownBotError as exc:
+        raise ConfigError(f"field {field!r}: {exc}") from None
+    for name in raw:
+        value = params[name]
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        where = f"field {field!r}: {reference!r:.80}: parameter {name!r}"
+        if not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number (got {value!r})")
+        if name == "seed":
+            cap: float = MAX_SEED
+        elif name == "iterations":
+            cap = caps.bot_iterations
+        elif name in BOT_SECONDS_PARAMS:
+            cap = caps.seconds_per_move
+        else:
+            cap = caps.bot_number
+        if abs(value) > cap:
+            raise ConfigError(f"{where}: at most {cap:g} over the web (got {value!r})")

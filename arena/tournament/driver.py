@@ -1,0 +1,541 @@
+"""The tournament driver: create, run, resume and cancel tournaments.
+
+The driver is the only writer. It schedules games (writing them before dispatch),
+hands them to an executor, buffers the results and stores them in batches, one
+transaction each. A killed driver leaves scheduled games without results; ``resume``
+plays exactly those. Ctrl-C stores what has finished and marks the tournament
+``interrupted``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from arena.errors import ArenaError, ConfigError
+from arena.play.runner import TimeControl
+from arena.store.bots import resolve_bot, spec_of
+from arena.store.db import session_scope, with_retries
+from arena.store.games import (
+    CANCELLED,
+    count_stored,
+    drop_unplayed,
+    fault_history,
+    get_tournament,
+    participants,
+    read_status,
+    schedule_games,
+    schedule_state,
+    set_status,
+    store_games,
+    unplayed_games,
+)
+from arena.store.models import BotVersion, Participant, Tournament, utcnow
+from arena.store.tally import Standing, StoredGame, bot_names, load_games, standing
+from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
+from arena.tournament.config import TournamentConfig, validate_config
+from arena.tournament.execution import (
+    ChunkResult,
+    PlayedGame,
+    TournamentContext,
+    forfeited_game,
+    make_executor,
+)
+from arena.tournament.health import SUSPENDED, BotHealth
+from arena.tournament.progress import (
+    DEFAULT_RATING_INTERVAL,
+    LiveStatistics,
+    ProgressDisplay,
+    Standings,
+)
+from arena.tournament.scheduling import (
+    FinishedGame,
+    FixedScheduler,
+    PlannedGame,
+    Scheduler,
+    gauntlet_tables,
+    round_robin_tables,
+    schedule_tables,
+    solitaire_games,
+)
+from engines.registry import get_game
+
+FLUSH_GAMES = 1_000
+FLUSH_SECONDS = 1.0
+
+RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
+
+
+class TournamentStateError(ArenaError):
+    """The tournament is in a state that does not allow the request."""
+
+
+def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
+    """Validate the bots, then write the tournament, its participants and (for fixed
+    formats) its whole schedule in one transaction. Returns the tournament's id.
+
+    Raises:
+        ConfigError: a bot that is unknown or plays another game; nothing is written.
+    """
+    game = get_game(config.game)
+    options = game.options_to_dict(game.parse_options(config.options))
+    with session_scope(engine) as session:
+        roles = _resolve_participants(session, config, source)
+        tournament = Tournament(
+            name=config.label,
+            game=game.name,
+            options=options,
+            format=config.format,
+            config=config.model_dump(mode="json"),
+            seed=config.seed,
+            status="pending",
+        )
+        session.add(tournament)
+        session.flush()
+        assert tournament.id is not None
+        for position, (bot, role) in enumerate(roles):
+            assert bot.id is not None
+            session.add(
+                Participant(
+                    tournament_id=tournament.id, bot_id=bot.id, role=role, position=position
+                )
+            )
+        fixed = _fixed_schedule(config, roles)
+        if fixed is not None:
+            schedule_games(session, tournament.id, fixed.games)
+        return tournament.id
+
+
+def _resolve_participants(
+    session: Session, config: TournamentConfig, source: str
+) -> list[tuple[BotVersion, str]]:
+    groups = (
+        [("candidate", config.candidates), ("opponent", config.opponents)]
+        if config.format == "gauntlet"
+        else [("player", config.bots)]
+    )
+    field_names = {"candidate": "candidates", "opponent": "opponents", "player": "bots"}
+    resolved: list[tuple[BotVersion, str]] = []
+    seen: dict[int, str] = {}
+    for role, references in groups:
+        for reference in references:
+            try:
+                bot = resolve_bot(session, reference, config.game)
+            except ArenaError as exc:
+                raise ConfigError(f"{source}: field {field_names[role]!r}: {exc}") from None
+            assert bot.id is not None
+            if bot.id in seen:
+                raise ConfigError(
+                    f"{source}: field {field_names[role]!r}: {reference!r} is the same bot as "
+                    f"{seen[bot.id]!r} ({bot.label})"
+                )
+            seen[bot.id] = reference
+            resolved.append((bot, role))
+    return resolved
+
+
+def _fixed_schedule(
+    config: TournamentConfig, roles: list[tuple[BotVersion, str]]
+) -> FixedScheduler | None:
+    ids = [bot.id for bot, _ in roles if bot.id is not None]
+    seats = config.seat_count
+    if config.format == "round-robin":
+        tables = round_robin_tables(ids, seats)
+        return FixedScheduler(
+            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        )
+    if config.format == "gauntlet":
+        candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
+        opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
+        tables = gauntlet_tables(candidates, opponents, seats)
+        return FixedScheduler(
+            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        )
+    if config.format == "solitaire":
+        return FixedScheduler(solitaire_games(ids, deals=config.games, seed=config.seed))
+    return None
+
+
+def make_scheduler(
+    config: TournamentConfig, bot_ids: list[int], test: PairedSprt | None = None
+) -> Scheduler:
+    """The scheduler of an adaptive format (a ``sprt`` one with the test the driver
+    feeds); fixed formats were scheduled at creation.
+
+    Raises:
+        ConfigError: a ``sprt`` tournament without its test.
+    """
+    if config.format in ("round-robin", "gauntlet", "solitaire"):
+        return FixedScheduler([])
+    return adaptive_scheduler(config, bot_ids, test)
+
+
+@dataclass
+class RunSummary:
+    tournament_id: int
+    status: str
+    stored: int
+    scheduled: int
+    played_now: int
+    seconds: float
+    message: str | None = None
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played_now / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class _Buffer:
+    """Finished games waiting to be stored, and everything that follows them live: the
+    standings, the live statistics and (``sprt``) the test."""
+
+    engine: Engine
+    tournament_id: int
+    standings: Standings
+    statistics: LiveStatistics
+    test: PairedSprt | None = None
+    games: list[PlayedGame] = field(default_factory=list)
+    stored: int = 0
+    played_now: int = 0
+    last_flush: float = field(default_factory=time.monotonic)
+
+    def add(self, games: list[PlayedGame]) -> None:
+        if self.test is not None:
+            self.test.add(games)
+        for game in games:
+            self.games.append(game)
+            counted = self.standings.add(game)
+            self.statistics.add(game, counted, tournament=self.tournament_id)
+        self.played_now += len(games)
+
+    def due(self) -> bool:
+        return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
+
+    def flush(self) -> None:
+        if self.games:
+            batch = self.games
+            with_retries(lambda: store_games(self.engine, self.tournament_id, batch))
+            self.stored += len(batch)
+            self.games = []
+        self.last_flush = time.monotonic()
+
+
+class TournamentRunner:
+    """Runs (or resumes) one tournament to completion, interruption or cancellation.
+
+    ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
+    games; 0 turns the live statistics off.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        tournament_id: int,
+        *,
+        console: Console | None = None,
+        executor: str | None = None,
+        workers: int | None = None,
+        ray_address: str | None = None,
+        on_flush: Callable[[int], None] | None = None,
+        rating_interval: int = DEFAULT_RATING_INTERVAL,
+    ):
+        self.engine = engine
+        self.tournament_id = tournament_id
+        self.console = console or Console(stderr=True)
+        with Session(engine) as session:
+            tournament = get_tournament(session, tournament_id)
+            self.tournament = tournament
+            self.config = validate_config(tournament.config, f"tournament {tournament_id}")
+            self.participants = participants(session, tournament_id)
+            bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
+        self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+        self.names = bot_names(engine, set(self.bots))
+        self.health = BotHealth(self.config.max_crash_rate)
+        for participant in self.participants:
+            if participant.suspended:
+                self.health.suspended[participant.bot_id] = participant.suspended_reason or ""
+        self.health.observe(fault_history(engine, tournament_id))
+        self.executor_kind = executor or self.config.executor
+        self.workers = workers if workers is not None else self.config.workers
+        self.ray_address = ray_address if ray_address is not None else self.config.ray_address
+        self.on_flush = on_flush
+        self.rating_interval = rating_interval
+        self.stop_message: str | None = None
+        """Why a run ends early although completed (a ``sprt`` bot suspended)."""
+
+    def context(self) -> TournamentContext:
+        return TournamentContext(
+            tournament_id=self.tournament_id,
+            game=self.config.game,
+            options=dict(self.tournament.options),
+            seats=self.config.seat_count,
+            bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
+            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+        )
+
+    def _sprt_test(self) -> PairedSprt | None:
+        if self.config.format != "sprt":
+            return None
+        candidate, baseline = (p.bot_id for p in self.participants)
+        return PairedSprt(
+            candidate,
+            baseline,
+            sprt_settings(self.config),
+            self.names.builtin,
+            labels=(self.names.label(candidate), self.names.label(baseline)),
+        )
+
+    def _buffer(self, stored: list[StoredGame], test: PairedSprt | None) -> _Buffer:
+        """The live state, brought up to the games stored before this run."""
+        labels = {bot_id: bot.label for bot_id, bot in self.bots.items()}
+        standings = Standings(labels, self.names.builtin)
+        statistics = LiveStatistics(
+            labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
+        )
+        for game in stored:
+            statistics.add(game, standings.add(game), tournament=self.tournament_id, quiet=True)
+        if test is not None:
+            test.add(stored)
+        return _Buffer(self.engine, self.tournament_id, standings, statistics, test)
+
+    def _rated(self) -> list[FinishedGame]:
+        """The stored games the adaptive formats decide on: the rated ones."""
+        return [
+            FinishedGame(g.index, g.seed, g.seats, g.ranking, g.returns)
+            for g in load_games(self.engine, tournament_ids=[self.tournament_id])
+            if standing(g, self.names.builtin) is Standing.RATED
+        ]
+
+    def run(self) -> RunSummary:
+        """Play every scheduled game without a result, then (adaptive formats) schedule
+        and play further batches until the format stops; a ``sprt`` stops at the first
+        pair of games that decides its test.
+
+        Raises:
+            TournamentStateError: the tournament is completed or cancelled.
+            StorageError, ExecutionError: the database or the executor failed.
+        """
+        status = read_status(self.engine, self.tournament_id)
+        if status in (COMPLETED, CANCELLED):
+            raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+        started = time.monotonic()
+        set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
+        test = self._sprt_test()
+        scheduler = make_scheduler(self.config, list(self.bots), test)
+        stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
+        buffer = self._buffer(stored_before, test)
+        executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
+        stop_reason: str | None = None
+        display = ProgressDisplay(
+            self.console,
+            f"tournament {self.tournament_id}",
+            solitaire=self.config.format == "solitaire",
+        )
+        previous_sigterm = signal.getsignal(signal.SIGTERM)
+        if previous_sigterm is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        try:
+            with display:
+                while stop_reason is None and not self._ends_early(test):
+                    pending = unplayed_games(self.engine, self.tournament_id)
+                    scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
+                    display.start(scheduled - len(pending), scheduled)
+                    if pending:
+                        stop_reason = self._play(executor, pending, buffer, display, scheduled)
+                        if stop_reason is not None or self._ends_early(test):
+                            break
+                    # Only the elo format decides on the stored games (sprt follows its
+                    # test, fixed formats are scheduled already).
+                    finished = self._rated() if self.config.format == "elo" else []
+                    batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
+                    if not batch_games:
+                        break
+                    with session_scope(self.engine) as session:
+                        schedule_games(session, self.tournament_id, batch_games)
+        except KeyboardInterrupt:
+            stop_reason = INTERRUPTED
+        except BaseException as exc:
+            buffer.flush()
+            set_status(
+                self.engine,
+                self.tournament_id,
+                FAILED,
+                message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
+            )
+            raise
+        finally:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+            try:
+                buffer.flush()
+            finally:
+                executor.close()
+        display.final(buffer.statistics)
+        return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
+
+    def _ends_early(self, test: PairedSprt | None) -> bool:
+        """The run is over before its schedule: the SPRT decided, or one of its bots
+        was suspended. Unplayed scheduled games are dropped."""
+        if test is not None and test.decided:
+            self.stop_message = test.describe()
+        if self.stop_message is None:
+            return False
+        with session_scope(self.engine) as session:
+            drop_unplayed(session, self.tournament_id)
+        return True
+
+    def _play(
+        self,
+        executor: Any,
+        pending: list[PlannedGame],
+        buffer: _Buffer,
+        display: ProgressDisplay,
+        scheduled: int,
+    ) -> str | None:
+        done_before = scheduled - len(pending)
+        outcome: dict[str, str | None] = {"stop": None}
+
+        context = self.context()
+
+        def over() -> bool:
+            return self.stop_message is not None or (
+                buffer.test is not None and buffer.test.decided
+            )
+
+        def feed() -> Iterator[PlannedGame]:
+            # Games of a bot suspended meanwhile are forfeited without being played.
+            for planned in pending:
+                if over():
+                    return
+                offender = self.health.suspended_seat(planned.seats)
+                if offender is None:
+                    yield planned
+                    continue
+                bot_id = planned.seats[offender]
+                buffer.add(
+                    [
+                        forfeited_game(
+                            context,
+                            planned,
+                            offender,
+                            SUSPENDED,
+                            f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
+                        )
+                    ]
+                )
+
+        def handle(result: ChunkResult) -> bool:
+            buffer.add(result.games)
+            for bot_id, why in self.health.observe(result.games):
+                self._suspend(bot_id, why)
+                if self.config.format == "sprt":
+                    self.stop_message = (
+                        f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
+                        f"continue; {buffer.test.describe() if buffer.test else ''}"
+                    )
+            if buffer.due():
+                buffer.flush()
+                if self.on_flush is not None:
+                    self.on_flush(buffer.stored)
+                if read_status(self.engine, self.tournament_id) == CANCELLED:
+                    outcome["stop"] = CANCELLED
+                    return False
+            display.update(
+                done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
+            )
+            return not over()
+
+        buffer.played_now = 0
+        executor.run(context, feed(), handle)
+        buffer.flush()
+        display.update(
+            done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
+        )
+        return outcome["stop"]
+
+    def _suspend(self, bot_id: int, why: str) -> None:
+        label = self.bots[bot_id].label
+        with session_scope(self.engine) as session:
+            for participant in session.exec(
+                select(Participant).where(
+                    Participant.tournament_id == self.tournament_id,
+                    Participant.bot_id == bot_id,
+                )
+            ):
+                participant.suspended = True
+                participant.suspended_reason = why
+                session.add(participant)
+        self.console.print(f"[bold red]suspended[/] {label}: {why}")
+
+    def _finish(
+        self,
+        stop_reason: str | None,
+        scheduler: Scheduler,
+        buffer: _Buffer,
+        started: float,
+        stored_before: int,
+    ) -> RunSummary:
+        stored = count_stored(self.engine, self.tournament_id)
+        scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
+        if read_status(self.engine, self.tournament_id) == CANCELLED:
+            stop_reason = CANCELLED  # however the run ended, a cancel stands
+        message: str | None
+        if stop_reason == INTERRUPTED:
+            status = INTERRUPTED
+            message = f"interrupted after {stored} of {scheduled} games"
+        elif stop_reason == CANCELLED:
+            status = CANCELLED
+            message = f"cancelled after {stored} of {scheduled} games"
+        else:
+            status = COMPLETED
+            message = self.stop_message or scheduler.stop_reason()
+        set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
+        if status == COMPLETED:
+            _snapshot(self.engine, self.tournament_id)
+        return RunSummary(
+            tournament_id=self.tournament_id,
+            status=status,
+            stored=stored,
+            scheduled=scheduled,
+            played_now=stored - stored_before,
+            seconds=time.monotonic() - started,
+            message=message,
+        )
+
+
+def _snapshot(engine: Engine, tournament_id: int) -> None:
+    """Record the final ratings; a tournament that cannot be rated still completes."""
+    from arena.report.build import snapshot_ratings
+
+    with contextlib.suppress(ArenaError):
+        snapshot_ratings(engine, tournament_id)
+
+
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def cancel_tournament(engine: Engine, tournament_id: int) -> Tournament:
+    """Mark a tournament cancelled; a running driver stops at its next write.
+
+    Raises:
+        NotFoundError: no such tournament.
+        TournamentStateError: it is already completed or cancelled.
+    """
+    with session_scope(engine) as session:
+        tournament = get_tournament(session, tournament_id)
+        if tournament.status in (COMPLETED, CANCELLED):
+            raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
+        tournament.status = CANCELLED
+        tournament.message = "cancelled by the user"
+        tournament.finished = utcnow()
+        session.add(tournament)
+        return tournament

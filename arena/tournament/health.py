@@ -1,0 +1,63 @@
+"""Suspending bots that crash too often during a tournament.
+
+A bot whose share of games lost to its own faults (crashes, timeouts, malformed
+output, protocol violations) exceeds the tournament's ``max_crash_rate`` after at
+least :data:`MIN_GAMES` games is suspended: its remaining games are forfeited as
+``suspended`` without being played, so the tournament still stores every scheduled
+game. Illegal moves are forfeits but not crashes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from arena.tournament.execution import PlayedGame
+
+CRASH_REASONS = frozenset({"crash", "timeout", "malformed_output", "protocol_violation"})
+SUSPENDED = "suspended"
+MIN_GAMES = 10
+
+
+@dataclass
+class BotHealth:
+    max_crash_rate: float
+    games: Counter[int] = field(default_factory=Counter)
+    crashes: Counter[int] = field(default_factory=Counter)
+    suspended: dict[int, str] = field(default_factory=dict)
+
+    def observe(self, games: Iterable[PlayedGame]) -> list[tuple[int, str]]:
+        """Count the games; returns the bots suspended because of them, with why."""
+        touched: set[int] = set()
+        for game in games:
+            if game.reason == SUSPENDED or game.status == "error":
+                continue
+            for seat, bot in enumerate(game.seats):
+                self.games[bot] += 1
+                touched.add(bot)
+                if game.offender == seat and game.reason in CRASH_REASONS:
+                    self.crashes[bot] += 1
+        newly = []
+        for bot in sorted(touched):
+            played, crashed = self.games[bot], self.crashes[bot]
+            if bot in self.suspended or played < MIN_GAMES:
+                continue
+            if crashed / played > self.max_crash_rate:
+                why = (
+                    f"{crashed} of {played} games lost to crashes or timeouts, over the "
+                    f"limit of {self.max_crash_rate:.0%}"
+                )
+                self.suspended[bot] = why
+                newly.append((bot, why))
+        return newly
+
+    def suspended_seat(self, seats: tuple[int, ...]) -> int | None:
+        """The first seat held by a suspended bot, if any."""
+        for seat, bot in enumerate(seats):
+            if bot in self.suspended:
+                return seat
+        return None
+
+    def why(self, bot: int) -> str:
+        return self.suspended.get(bot, "")

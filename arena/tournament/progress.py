@@ -1,0 +1,284 @@
+"""Live progress of a running tournament: a bar, the live statistics and, on long runs,
+a top-5 standing.
+
+Every ``rating_interval`` rated games the live Elo with its 95% interval (2+ bots) and
+the SPRT's LLR against its bounds (``sprt`` tournaments) are refitted and shown under
+the bar; when the output is not a terminal (a piped log) each refit is printed as a
+line instead, as fastchess does with ``-ratinginterval``. The Elo is kept current game
+by game (:class:`arena.ratings.live.LiveElo`), so a refit costs the same at game 100
+and at game 100,000 and gives the figures ``arena report`` gives for the same games.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arena.ratings import EloRatings, RatingError
+from arena.ratings.live import LiveElo
+from arena.store.tally import CountedGame, IndexedGame, Standing, Tallies, Tally, rotation
+from arena.tournament.adaptive import PairedSprt
+
+STANDINGS_AFTER_SECONDS = 5.0
+TOP = 5
+LIVE_ELO_LINES = 8
+"""Bots shown in a live Elo line or table (the best by rating)."""
+DEFAULT_RATING_INTERVAL = 100
+
+
+class Standings:
+    """Running counts per bot from finished games, counted as every report counts."""
+
+    def __init__(self, labels: Mapping[int, str], builtin: Collection[int]):
+        self.labels = labels
+        self.builtin = frozenset(builtin)
+        self.tallies = Tallies()
+
+    def add(self, game: CountedGame) -> Standing:
+        """Count ``game``; returns how it counted."""
+        return self.tallies.add(game, self.builtin)
+
+    def ranked(self, *, solitaire: bool = False) -> list[tuple[str, Tally]]:
+        """Bots by score % (solitaire: mean score), best first."""
+
+        def key(item: tuple[int, Tally]) -> float:
+            return -(item[1].mean_score if solitaire else item[1].score_percent)
+
+        ordered = sorted(self.tallies.bots.items(), key=key)
+        return [(self.labels.get(bot, str(bot)), tally) for bot, tally in ordered]
+
+    def table(self, count: int = TOP, *, solitaire: bool = False) -> Table:
+        table = Table(title=f"top {count}", show_edge=False, pad_edge=False)
+        for column in ("#", "bot", "games", "mean score" if solitaire else "score %", "forfeits"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for place, (label, tally) in enumerate(self.ranked(solitaire=solitaire)[:count], 1):
+            value = f"{tally.mean_score:.2f}" if solitaire else f"{tally.score_percent:.1f}"
+            table.add_row(str(place), label, str(tally.games), value, str(tally.forfeit_total))
+        return table
+
+
+class LiveStatistics:
+    """The live Elo and SPRT of a run, refitted every ``interval`` rated games.
+
+    ``seats`` is the game's seat count: one-seat games are compared deal by deal (the
+    duplicate Elo of the report). ``interval`` 0 turns the statistics off.
+    """
+
+    def __init__(
+        self,
+        labels: Mapping[int, str],
+        *,
+        seats: int,
+        interval: int,
+        sprt: PairedSprt | None = None,
+    ):
+        self.labels = labels
+        self.seats = seats
+        self.interval = interval
+        self.sprt = sprt
+        self.elo = LiveElo([labels[bot] for bot in sorted(labels)]) if len(labels) > 1 else None
+        self.rated = 0
+        self.ratings: EloRatings | None = None
+        self.note: str | None = None
+        self._deals: dict[tuple[int, int], dict[str, float]] = {}
+        self._pending: list[str] = []
+        self._refitted_at = 0
+        self._last_sprt: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.interval > 0 and (self.elo is not None or self.sprt is not None)
+
+    def add(
+        self, game: IndexedGame, counted: Standing, *, tournament: int, quiet: bool = False
+    ) -> None:
+        """Take a finished game (``counted`` as the standings counted it); ``quiet``
+        takes it without refitting (the games stored before a resumed run)."""
+        if not self.enabled or counted is not Standing.RATED:
+            return
+        if self.elo is not None:
+            self._add_to_elo(game, tournament)
+        self.rated += 1
+        if self.rated % self.interval == 0 and not quiet:
+            self.refit()
+
+    def _add_to_elo(self, game: IndexedGame, tournament: int) -> None:
+        assert self.elo is not None
+        players = [self.labels[bot] for bot in game.seats]
+        if self.seats > 1:
+            self.elo.add_game(players, game.ranking, rotation(tournament, game))
+            return
+        # One seat: compare with every bot that played the same deal, by score.
+        seed = game.seed
+        deal = self._deals.setdefault((tournament, seed), {})
+        mine = game.returns[0]
+        self.elo.add_results(
+            [
+                (players[0], other, 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+                for other, theirs in deal.items()
+                if other != players[0]
+            ],
+            f"{tournament}:{seed}",
+        )
+        deal[players[0]] = mine
+
+    def refit(self) -> None:
+        """Refit the Elo now and queue the lines for a piped log."""
+        self._refitted_at = self.rated
+        if self.elo is not None and self.elo.games:
+            try:
+                self.ratings, regularised = self.elo.fit()
+            except RatingError as exc:
+                self.ratings, self.note = None, f"no Elo yet: {exc}"
+            else:
+                self.note = (
+                    "with 1 virtual draw per pair: a bot won or lost every game"
+                    if regularised
+                    else None
+                )
+            self._pending.append(self.elo_line())
+        if self.sprt is not None:
+            state = self.sprt.describe()
+            if state != self._last_sprt:  # a decided test stays decided: say it once
+                self._pending.append(state)
+                self._last_sprt = state
+
+    def elo_line(self) -> str:
+        """``Elo after 300 games: a@1 +35 ± 20, b@1 −35 ± 20``."""
+        head = f"Elo after {self.rated:,} rated games"
+        if self.ratings is None:
+            return f"{head}: {self.note or 'not enough games'}"
+        parts = [
+            f"{name} {_signed(self.ratings.rating(name))} ± {_half_width(self.ratings, name):.0f}"
+            for name in self.ratings.order()[:LIVE_ELO_LINES]
+        ]
+        more = len(self.ratings.players) - LIVE_ELO_LINES
+        tail = f", … {more} more" if more > 0 else ""
+        note = f" ({self.note})" if self.note else ""
+        return f"{head}: {', '.join(parts)}{tail}{note}"
+
+    @property
+    def stale(self) -> bool:
+        """Games arrived since the last refit."""
+        return self.enabled and self.rated > self._refitted_at
+
+    def take_lines(self) -> list[str]:
+        """The refits not printed yet, as lines."""
+        lines, self._pending = self._pending, []
+        return lines
+
+    def table(self) -> Table | None:
+        """The live statistics for the terminal."""
+        if self.ratings is None and self.sprt is None:
+            return None
+        table = Table(
+            title=f"live, after {self.rated:,} rated games", show_edge=False, pad_edge=False
+        )
+        table.add_column("bot")
+        table.add_column("Elo ± 95%", justify="right")
+        table.add_column("games", justify="right")
+        if self.ratings is not None:
+            played = self.ratings.counts.games_played()
+            for name in self.ratings.order()[:LIVE_ELO_LINES]:
+                i = self.ratings.index(name)
+                table.add_row(
+                    name,
+                    f"{_signed(self.ratings.rating(name))} ± {_half_width(self.ratings, name):.0f}",
+                    f"{played[i]:.0f}",
+                )
+        if self.sprt is not None:
+            table.caption = self.sprt.describe()
+        return table
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.0f}"
+
+
+def _half_width(ratings: EloRatings, name: str) -> float:
+    i = ratings.index(name)
+    return float(ratings.upper[i] - ratings.lower[i]) / 2.0
+
+
+class ProgressDisplay:
+    """Shows done/total, games per second and ETA; the live statistics under the bar
+    (or as lines when the output is not a terminal); the standings after a while."""
+
+    def __init__(self, console: Console, title: str, *, solitaire: bool = False):
+        self.console = console
+        self.solitaire = solitaire
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]} games/s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.task = self.progress.add_task(title, total=None, rate="–")
+        self.live = Live(self.progress, console=console, refresh_per_second=4, transient=False)
+        self.started = time.monotonic()
+        self.base_done = 0
+
+    def __enter__(self) -> ProgressDisplay:
+        if self.console.is_terminal:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.console.is_terminal:
+            self.live.__exit__(None, None, None)
+
+    def start(self, done: int, total: int) -> None:
+        self.base_done = done
+        self.started = time.monotonic()
+        self.progress.update(self.task, completed=done, total=total)
+
+    def update(
+        self,
+        done: int,
+        total: int,
+        standings: Standings | None = None,
+        statistics: LiveStatistics | None = None,
+    ) -> None:
+        elapsed = time.monotonic() - self.started
+        rate = (done - self.base_done) / elapsed if elapsed > 0 else 0.0
+        self.progress.update(self.task, completed=done, total=total, rate=f"{rate:,.0f}")
+        lines = statistics.take_lines() if statistics is not None else []
+        if not self.console.is_terminal:
+            for line in lines:
+                self.console.print(
+                    f"[{done}/{total}] {line}", highlight=False, markup=False, soft_wrap=True
+                )
+            return
+        parts: list[RenderableType] = [self.progress]
+        live_table = statistics.table() if statistics is not None else None
+        if live_table is not None:
+            parts.append(live_table)
+        if standings is not None and elapsed >= STANDINGS_AFTER_SECONDS:
+            parts.append(standings.table(solitaire=self.solitaire))
+        self.live.update(Group(*parts))
+
+    def final(self, statistics: LiveStatistics | None) -> None:
+        """Print the last refit when it is not on screen already."""
+        if statistics is None or not statistics.stale:
+            return
+        statistics.refit()
+        for line in statistics.take_lines():
+            self.console.print(line, highlight=False, markup=False, soft_wrap=True)
