@@ -25,7 +25,7 @@ it); tests that take ``db_url`` then run against PostgreSQL as well as SQLite.""
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database: an SQLite file, or a new PostgreSQL database."""
     if request.param == "sqlite":
-        yield str(tmp_path / "arena.store.db")
+        yield str(tmp_path / "arena.db")
         return
     admin_url = os.environ.get(POSTGRES_ENV)
     if not admin_url:

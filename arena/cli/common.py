@@ -16,7 +16,7 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         envvar=ENV_VAR,
-        help="database URL or SQLite file (default: arena.store.db here)",
+        help="database URL or SQLite file (default: arena.db here)",
         show_default=False,
     ),
 ]

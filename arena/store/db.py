@@ -1,6 +1,6 @@
 """Opening the database: URL resolution, SQLite settings, migrations, clear errors.
 
-The default is ``arena.store.db`` (SQLite in WAL mode) in the working directory; ``--db URL``
+The default is ``arena.db`` (SQLite in WAL mode) in the working directory; ``--db URL``
 or ``ARENA_DB`` selects any SQLAlchemy URL, e.g. ``postgresql+psycopg://user@host/db``.
 A bare file path means an SQLite file.
 
@@ -27,7 +27,7 @@ from sqlmodel import Session
 from arena.errors import StorageError
 from arena.store.migrations import migrate
 
-DEFAULT_URL = "sqlite:///arena.store.db"
+DEFAULT_URL = "sqlite:///arena.db"
 ENV_VAR = "ARENA_DB"
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 WRITE_OPTION = "arena_write"
@@ -36,7 +36,7 @@ T = TypeVar("T")
 
 
 def resolve_url(url: str | None) -> str:
-    """The database URL from ``url``, else ``$ARENA_DB``, else ``arena.store.db`` here.
+    """The database URL from ``url``, else ``$ARENA_DB``, else ``arena.db`` here.
 
     A value without ``://`` is taken as the path of an SQLite file.
     """

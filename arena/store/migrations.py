@@ -166,7 +166,7 @@ def _v3_game_order_index(op: Operations) -> None:
 def _v4_bot_names_per_game(op: Operations) -> None:
     """A bot's name is unique within its game, so ``random`` may exist for every game."""
     if op.get_context().dialect.name == "sqlite":
-        # SQLite rebuilds the table to change a constraint (arena.store.db turns foreign-key
+        # SQLite rebuilds the table to change a constraint (arena.db turns foreign-key
         # enforcement off meanwhile and checks every reference before committing).
         with op.batch_alter_table("bot", recreate="always") as batch:
             batch.drop_constraint("uq_bot_name_version", type_="unique")

@@ -28,7 +28,7 @@ def arena(db: Path, *args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    return tmp_path / "arena.store.db"
+    return tmp_path / "arena.db"
 
 
 def test_builtin_bots_version_by_parameters(db: Path) -> None:

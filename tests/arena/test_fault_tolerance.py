@@ -86,7 +86,7 @@ def assert_complete_without_duplicates(db: str, tournament: int, scheduled: int)
 @pytest.fixture
 def slow_bot(tmp_path: Path) -> str:
     """An SQLite database for a tournament of slow games."""
-    return str(tmp_path / "arena.store.db")
+    return str(tmp_path / "arena.db")
 
 
 @pytest.fixture

@@ -146,7 +146,7 @@ def register(db: Path, name: str, source: BotSource) -> None:
 
 
 def test_a_tournament_of_hostile_bots_stores_every_game_with_the_reasons(tmp_path: Path) -> None:
-    db = tmp_path / "arena.store.db"
+    db = tmp_path / "arena.db"
     for name, (source, _) in TOURNAMENT_BOTS.items():
         register(db, name, source)
     candidates = [arg for name in TOURNAMENT_BOTS for arg in ("--candidate", name)]
@@ -258,7 +258,7 @@ def test_games_cannot_pass_messages_through_ipc_and_nothing_of_it_survives() -> 
 def test_a_command_naming_a_host_path_does_not_start_and_reads_nothing(tmp_path: Path) -> None:
     private = tmp_path / "server"
     private.mkdir(mode=0o700)
-    database = private / "arena.store.db"
+    database = private / "arena.db"
     database.write_text("SECRET-ROW")
     source = command_source("raw_bot.py", "read", str(database))
     bot = make_bot(source)

@@ -22,7 +22,7 @@ def arena(db: Path, *args: str) -> tuple[int, str, str]:
 
 
 def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path: Path) -> None:
-    db = tmp_path / "arena.store.db"
+    db = tmp_path / "arena.db"
     common = ("--game", "koenigsgarten", "--executor", "local")
     code, _, err = arena(
         db, "tournament", "run", *common, "-b", "random", "-b", "first-legal", "--games", "30"

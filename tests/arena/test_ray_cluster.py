@@ -43,7 +43,7 @@ def test_a_tournament_joins_a_running_cluster(tmp_path: Path) -> None:
         start_new_session=True,
         env={k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"},
     )
-    db = tmp_path / "arena.store.db"
+    db = tmp_path / "arena.db"
     try:
         deadline = time.monotonic() + 60
         result = None

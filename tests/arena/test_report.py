@@ -57,7 +57,7 @@ class Played:
 def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     """A round robin of 90 games in which ``flaky`` crashes, is suspended after 10
     games and forfeits the rest unplayed."""
-    db = tmp_path_factory.mktemp("report") / "arena.store.db"
+    db = tmp_path_factory.mktemp("report") / "arena.db"
     bot = db.parent / "flaky.py"
     bot.write_text(CRASH_SOMETIMES)
     assert arena(db, "bots", "add", "flaky", "-g", "koenigsgarten", "--python", str(bot))[0] == 0

@@ -62,7 +62,7 @@ def test_urls_resolve_from_flag_environment_and_default(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("ARENA_DB", raising=False)
-    assert resolve_url(None) == "sqlite:///arena.store.db"
+    assert resolve_url(None) == "sqlite:///arena.db"
     monkeypatch.setenv("ARENA_DB", "postgresql+psycopg://u@h/db")
     assert resolve_url(None) == "postgresql+psycopg://u@h/db"
     assert resolve_url(str(tmp_path / "x.db")) == f"sqlite:///{tmp_path / 'x.db'}"

@@ -50,7 +50,7 @@ def raw_command(mode: str) -> str:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    return tmp_path / "arena.store.db"
+    return tmp_path / "arena.db"
 
 
 def test_a_syntax_error_is_rejected_and_nothing_is_stored(db: Path, tmp_path: Path) -> None:

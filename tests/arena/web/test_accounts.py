@@ -25,7 +25,7 @@ def test_users_add_prints_a_token_that_authenticates_and_only_its_hash_is_stored
 
     from arena.web.app import create_app
 
-    db = str(tmp_path / "arena.store.db")
+    db = str(tmp_path / "arena.db")
     result = runner.invoke(app, ["users", "add", "carol", "--db", db])
     assert result.exit_code == 0, result.stderr
     token = result.stdout.strip()

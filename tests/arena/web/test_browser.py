@@ -54,7 +54,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    db = str(tmp_path_factory.mktemp("site") / "arena.store.db")
+    db = str(tmp_path_factory.mktemp("site") / "arena.db")
     engine = open_database(db)
     play_tournament(engine, game="koenigsgarten", bots=["random", "first-legal", "greedy"])
     kings = play_tournament(

@@ -29,7 +29,7 @@ CHECKOUT = Path(__file__).resolve().parents[3]
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
     """SQLite only: the database plays no part in the gate."""
-    engine = open_database(str(tmp_path / "arena.store.db"))
+    engine = open_database(str(tmp_path / "arena.db"))
     yield engine
     engine.dispose()
 
@@ -70,7 +70,7 @@ def serve_statement(tmp_path: Path, *flags: str) -> str:
     """What `arena serve` prints before it serves (it is stopped once it does)."""
     command = [sys.executable, "-m", "arena", "serve", "--no-worker", "--port", str(free_port())]
     server = subprocess.Popen(
-        [*command, "--db", str(tmp_path / "arena.store.db"), *flags],
+        [*command, "--db", str(tmp_path / "arena.db"), *flags],
         cwd=CHECKOUT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -28,7 +28,7 @@ def wait_until(condition: object, seconds: float, what: str) -> None:
 
 
 def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
-    db = str(tmp_path / "arena.store.db")
+    db = str(tmp_path / "arena.db")
     engine = open_database(db)
     token = make_account(engine, "alice")
     engine.dispose()

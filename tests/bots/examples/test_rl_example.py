@@ -37,7 +37,7 @@ def test_the_written_bot_carries_the_weights() -> None:
 
 
 def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
-    bot_file, db = tmp_path / "learned.py", tmp_path / "arena.store.db"
+    bot_file, db = tmp_path / "learned.py", tmp_path / "arena.db"
     assert (
         main(["--episodes", "400", "--eval-games", "20", "--seed", "1", "--out", str(bot_file)])
         == 0

@@ -84,7 +84,7 @@ def stored_names(web: Web) -> list[str]:
 def test_a_command_naming_a_host_path_is_refused_before_it_runs(
     web: Web, tmp_path: Path, command: str, words: str
 ) -> None:
-    secret = tmp_path / "arena.store.db"
+    secret = tmp_path / "arena.db"
     secret.write_text("TOKEN-HASH-OF-ALICE " * 10)
     response = submit_archive(web, {"thief.py": THIEF}, command.replace("SECRET", str(secret)))
     assert response.status_code == 422, response.text

@@ -46,7 +46,7 @@ def test_a_built_in_name_cannot_be_retired_by_a_web_user(web: Web) -> None:
 
 
 def test_the_command_line_cannot_register_code_under_a_built_in_name(tmp_path: Path) -> None:
-    db = str(tmp_path / "arena.store.db")
+    db = str(tmp_path / "arena.db")
     file = tmp_path / "mine.py"
     file.write_text(FIRST_LEGAL)
     runner = CliRunner()
