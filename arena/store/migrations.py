@@ -214,12 +214,26 @@ def _v5_reserve_builtin_names(op: Operations) -> None:
         connection.execute(sa.update(bots).where(bots.c.id == row.id).values(name=renamed[key]))
 
 
+def _v7_driver_lease(op: Operations) -> None:
+    """One driver per tournament: the lease it takes, renews and releases
+    (arena.tournament.lease)."""
+    for column in (
+        sa.Column("lease_token", sa.String, nullable=True),
+        sa.Column("lease_host", sa.String, nullable=True),
+        sa.Column("lease_pid", sa.Integer, nullable=True),
+        sa.Column("lease_since", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("lease_renewed", sa.DateTime(timezone=True), nullable=True),
+    ):
+        op.add_column("tournament", column)
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
     _v3_game_order_index,
     _v4_bot_names_per_game,
     _v5_reserve_builtin_names,
+    _v7_driver_lease,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

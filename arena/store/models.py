@@ -62,6 +62,13 @@ class Tournament(SQLModel, table=True):
     finished: datetime | None = None
     owner_id: int | None = Field(default=None, foreign_key="account.id", index=True)
     """The account that queued it over the web (None: created on the command line)."""
+    lease_token: str | None = None
+    """The driver running it (arena.tournament.lease): a token taken by compare-and-set,
+    the driver's host and pid, when it took the lease and its last heartbeat."""
+    lease_host: str | None = None
+    lease_pid: int | None = None
+    lease_since: datetime | None = None
+    lease_renewed: datetime | None = None
 
 
 class Participant(SQLModel, table=True):

@@ -50,6 +50,7 @@ from arena.tournament.execution import (
     make_executor,
 )
 from arena.tournament.health import SUSPENDED, BotHealth
+from arena.tournament.lease import DriverLease, TournamentBusyError
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
     LiveStatistics,
@@ -72,6 +73,7 @@ FLUSH_GAMES = 1_000
 FLUSH_SECONDS = 1.0
 
 RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
+LEASE_LOST = "lease lost"
 
 
 class TournamentStateError(ArenaError):
@@ -320,10 +322,17 @@ class TournamentRunner:
         and play further batches until the format stops; a ``sprt`` stops at the first
         pair of games that decides its test.
 
+        The run holds the tournament's lease throughout: a second driver gets none.
+
         Raises:
+            TournamentBusyError: another driver runs the tournament (or took it over).
             TournamentStateError: the tournament is completed or cancelled.
             StorageError, ExecutionError: the database or the executor failed.
         """
+        with DriverLease(self.engine, self.tournament_id) as lease:
+            return self._run(lease)
+
+    def _run(self, lease: DriverLease) -> RunSummary:
         status = read_status(self.engine, self.tournament_id)
         if status in (COMPLETED, CANCELLED):
             raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
@@ -350,7 +359,9 @@ class TournamentRunner:
                     scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
                     display.start(scheduled - len(pending), scheduled)
                     if pending:
-                        stop_reason = self._play(executor, pending, buffer, display, scheduled)
+                        stop_reason = self._play(
+                            executor, pending, buffer, display, scheduled, lease
+                        )
                         if stop_reason is not None or self._ends_early(test):
                             break
                     # Only the elo format decides on the stored games (sprt follows its
@@ -379,6 +390,11 @@ class TournamentRunner:
             finally:
                 executor.close()
         display.final(buffer.statistics)
+        if stop_reason == LEASE_LOST:  # the new holder writes the status from now on
+            raise TournamentBusyError(
+                f"tournament {self.tournament_id} was taken over by {lease.holder()}; "
+                f"this driver stopped after storing {buffer.stored} games"
+            )
         return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
@@ -399,6 +415,7 @@ class TournamentRunner:
         buffer: _Buffer,
         display: ProgressDisplay,
         scheduled: int,
+        lease: DriverLease,
     ) -> str | None:
         done_before = scheduled - len(pending)
         outcome: dict[str, str | None] = {"stop": None}
@@ -447,6 +464,9 @@ class TournamentRunner:
                     self.on_flush(buffer.stored)
                 if read_status(self.engine, self.tournament_id) == CANCELLED:
                     outcome["stop"] = CANCELLED
+                    return False
+                if lease.lost:
+                    outcome["stop"] = LEASE_LOST
                     return False
             display.update(
                 done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics

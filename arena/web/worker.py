@@ -5,7 +5,9 @@ with the status ``queued``. A worker (``arena worker``, or the one ``arena serve
 starts) claims the oldest queued tournament with a compare-and-set on its status, so
 two workers never run the same one, and runs it with :class:`TournamentRunner` and the
 executor its configuration names (or the worker's ``--executor``), exactly as
-``arena tournament run`` would. A worker stopped mid-tournament (SIGTERM, Ctrl-C)
+``arena tournament run`` would; the runner takes the tournament's driver lease
+(:mod:`arena.tournament.lease`), so a tournament some other driver runs (an ``arena
+tournament resume``) is left to it, untouched. A worker stopped mid-tournament (SIGTERM, Ctrl-C)
 stores what finished and puts the tournament back in the queue: the next worker plays
 exactly the games still missing.
 
@@ -32,6 +34,7 @@ from arena.store.db import session_scope
 from arena.store.games import CANCELLED, read_status, set_status
 from arena.store.models import Tournament
 from arena.tournament.driver import FAILED, INTERRUPTED, RunSummary, TournamentRunner
+from arena.tournament.lease import TournamentBusyError
 
 QUEUED = "queued"
 CLAIMED = "pending"
@@ -137,6 +140,7 @@ def run_claimed(
     """Run a claimed tournament (from the main thread); put it back in the queue when
     the worker is stopped, stop it when it is cancelled (a cancel is never undone).
 
+    A tournament another driver holds is left to that driver (its status included).
     Errors of the tournament itself (a bot that cannot load, a failing executor) mark
     it failed with the message; the worker goes on with the next. Returns None when
     the tournament failed, or was cancelled as it ended.
@@ -147,6 +151,9 @@ def run_claimed(
             summary = runner.run()
     except Cancelled:
         return None  # the cancel came as the run ended: the database has it
+    except TournamentBusyError as exc:
+        log.warning("tournament %s left to its driver: %s", tournament_id, exc)
+        return None
     except Exception as exc:  # one bad tournament must not stop the worker
         log.warning("tournament %s failed: %s", tournament_id, exc)
         message = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
