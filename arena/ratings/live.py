@@ -51,6 +51,8 @@ class LiveElo:
         """Per rotation and pair: the lower player's points and the games."""
         self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
         """``A``, ``B`` and ``N`` of each pair of pairs (see the module's docstring)."""
+        self._closed = 0
+        """Rotations forgotten (:meth:`close`): counted, no longer held."""
         self.games = 0
 
     def add_game(self, players: Sequence[str], ranking: Sequence[int], group: Hashable) -> None:
@@ -90,6 +92,12 @@ class LiveElo:
             self.games += 1
         for pair, (points, games) in changed.items():
             self._move(rotation, pair, points, games)
+
+    def close(self, group: Hashable) -> None:
+        """``group`` has all its games: forget its totals (the sums keep what the fit
+        needs), so memory holds the open rotations only, not every rotation so far."""
+        if self._rotations.pop(group, None) is not None:
+            self._closed += 1
 
     def _index(self, name: str) -> int:
         try:
@@ -152,7 +160,7 @@ class LiveElo:
             for row, row_sign in ((first[:, 0], 1.0), (first[:, 1], -1.0)):
                 for column, column_sign in ((second[:, 0], 1.0), (second[:, 1], -1.0)):
                     np.add.at(spread, (row, column), row_sign * column_sign * weight)
-        return spread, len(self._rotations)
+        return spread, len(self._rotations) + self._closed
 
     def fit(self, *, confidence: float = 0.95) -> tuple[EloRatings, bool]:
         """The ratings of the games so far (mean 0) and whether virtual draws were

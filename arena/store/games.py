@@ -7,7 +7,8 @@ earlier one, can never store a game twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +34,9 @@ GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
 SCHEDULE_TABLE = ScheduledGame.__table__  # type: ignore[attr-defined]
 CANCELLED = "cancelled"
+PAGE_ROWS = 10_000
+"""Schedule rows written or read at a time: the driver's memory holds one page, not
+the tournament."""
 
 
 def _insert_ignoring_duplicates(
@@ -100,21 +104,23 @@ def store_games(engine: Engine, tournament_id: int, games: Sequence[PlayedGame])
         _insert_ignoring_duplicates(connection, SEAT_TABLE, seat_rows)
 
 
-def schedule_games(session: Session, tournament_id: int, games: Sequence[PlannedGame]) -> None:
-    """Write planned games (inside the caller's transaction) and raise the tournament's
-    scheduled count."""
-    rows = [
-        {
-            "tournament_id": tournament_id,
-            "index": g.index,
-            "batch": g.batch,
-            "seed": g.seed,
-            "seats": list(g.seats),
-        }
-        for g in games
-    ]
+def schedule_games(session: Session, tournament_id: int, games: Iterable[PlannedGame]) -> None:
+    """Write planned games (inside the caller's transaction), a page at a time, and
+    raise the tournament's scheduled count."""
     connection = session.connection()
-    _insert_ignoring_duplicates(connection, SCHEDULE_TABLE, rows)
+    source = iter(games)
+    while page := list(itertools.islice(source, PAGE_ROWS)):
+        rows = [
+            {
+                "tournament_id": tournament_id,
+                "index": g.index,
+                "batch": g.batch,
+                "seed": g.seed,
+                "seats": list(g.seats),
+            }
+            for g in page
+        ]
+        _insert_ignoring_duplicates(connection, SCHEDULE_TABLE, rows)
     count = session.exec(
         select(func.count()).where(ScheduledGame.tournament_id == tournament_id)
     ).one()
@@ -178,22 +184,33 @@ def read_status(engine: Engine, tournament_id: int) -> str:
         return get_tournament(session, tournament_id).status
 
 
-def unplayed_games(engine: Engine, tournament_id: int) -> list[PlannedGame]:
-    """Scheduled games with no stored result, in index order."""
+def unplayed_games(
+    engine: Engine, tournament_id: int, *, page: int = PAGE_ROWS
+) -> Iterator[PlannedGame]:
+    """Scheduled games with no stored result, in index order, read a page at a time
+    (each page a short read of its own, after the last index handed out), so games
+    stored meanwhile are never handed out again and memory holds one page."""
     s, g = SCHEDULE_TABLE, GAME_TABLE
-    query = (
-        sa.select(s.c.index, s.c.seed, s.c.seats, s.c.batch)
-        .select_from(
-            s.outerjoin(g, sa.and_(g.c.tournament_id == s.c.tournament_id, g.c.index == s.c.index))
+    after = -1
+    while True:
+        query = (
+            sa.select(s.c.index, s.c.seed, s.c.seats, s.c.batch)
+            .select_from(
+                s.outerjoin(
+                    g, sa.and_(g.c.tournament_id == s.c.tournament_id, g.c.index == s.c.index)
+                )
+            )
+            .where(s.c.tournament_id == tournament_id, s.c.index > after, g.c.id.is_(None))
+            .order_by(s.c.index)
+            .limit(page)
         )
-        .where(s.c.tournament_id == tournament_id, g.c.id.is_(None))
-        .order_by(s.c.index)
-    )
-    with engine.connect() as connection:
-        return [
-            PlannedGame(index, seed, tuple(seats), batch)
-            for index, seed, seats, batch in connection.execute(query)
-        ]
+        with engine.connect() as connection:
+            rows = connection.execute(query).all()
+        for index, seed, seats, batch in rows:
+            yield PlannedGame(index, seed, tuple(seats), batch)
+        if len(rows) < page:
+            return
+        after = rows[-1][0]
 
 
 def finished_games(engine: Engine, tournament_id: int) -> list[FinishedGame]:
@@ -244,16 +261,3 @@ def participants(session: Session, tournament_id: int) -> list[Participant]:
             .order_by(col(Participant.position))
         ).all()
     )
-
-
-def fault_history(engine: Engine, tournament_id: int) -> list[PlayedGame]:
-    """Stored games reduced to who sat where and who forfeited why (for suspensions)."""
-    g = GAME_TABLE
-    query = sa.select(g.c.seats, g.c.offender, g.c.reason, g.c.status).where(
-        g.c.tournament_id == tournament_id
-    )
-    with engine.connect() as connection:
-        return [
-            PlayedGame(0, 0, tuple(seats), status, (), (), "", offender, reason, "", 0.0, "")
-            for seats, offender, reason, status in connection.execute(query)
-        ]

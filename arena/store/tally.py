@@ -232,6 +232,9 @@ def tally_games(games: Iterable[StoredGame], builtin: Collection[int]) -> Tallie
     return tallies
 
 
+GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
+
+
 def load_games(
     engine: Engine,
     *,
@@ -240,28 +243,50 @@ def load_games(
 ) -> list[StoredGame]:
     """The stored games of the tournaments in (tournament, index) order, of every
     status; with ``bot_ids``, only the games one of those bots sat in."""
-    g = GameResult.__table__  # type: ignore[attr-defined]
-    lists = [sa.cast(g.c[name], sa.Text) for name in ("seats", "ranking", "returns")]
-    query = (
-        sa.select(
-            g.c.tournament_id,
-            g.c.index,
-            g.c.seed,
-            *lists,
-            g.c.termination,
-            g.c.offender,
-            g.c.reason,
-            g.c.status,
-        )
-        .where(g.c.tournament_id.in_(list(tournament_ids)))
-        .order_by(g.c.tournament_id, g.c.index)
-    )
+    query = _games_query().where(GAME_TABLE.c.tournament_id.in_(list(tournament_ids)))
     with engine.connect() as connection, without_cycle_collection():
         rows = connection.execute(query).all()
     if not rows:
         return []
     with without_cycle_collection():
         return _stored_games(rows, bot_ids)
+
+
+def game_pages(
+    engine: Engine, tournament_id: int, *, page: int = 50_000
+) -> Iterator[list[StoredGame]]:
+    """:func:`load_games` of one tournament, a page of games at a time (each page a
+    short read of its own): a resumed million-game tournament in the memory of a page."""
+    after = -1
+    while True:
+        query = (
+            _games_query()
+            .where(GAME_TABLE.c.tournament_id == tournament_id, GAME_TABLE.c.index > after)
+            .limit(page)
+        )
+        with engine.connect() as connection, without_cycle_collection():
+            rows = connection.execute(query).all()
+            games = _stored_games(rows, None) if rows else []
+        if games:
+            yield games
+        if len(rows) < page:
+            return
+        after = games[-1].index
+
+
+def _games_query() -> sa.Select[Any]:
+    g = GAME_TABLE
+    lists = [sa.cast(g.c[name], sa.Text) for name in ("seats", "ranking", "returns")]
+    return sa.select(
+        g.c.tournament_id,
+        g.c.index,
+        g.c.seed,
+        *lists,
+        g.c.termination,
+        g.c.offender,
+        g.c.reason,
+        g.c.status,
+    ).order_by(g.c.tournament_id, g.c.index)
 
 
 @contextlib.contextmanager

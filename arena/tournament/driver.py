@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,6 @@ from arena.store.games import (
     CANCELLED,
     count_stored,
     drop_unplayed,
-    fault_history,
     get_tournament,
     participants,
     read_status,
@@ -39,7 +38,7 @@ from arena.store.games import (
     unplayed_games,
 )
 from arena.store.models import BotVersion, Participant, Tournament, utcnow
-from arena.store.tally import Standing, StoredGame, bot_names, load_games, standing
+from arena.store.tally import Standing, bot_names, game_pages, load_games, standing
 from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
@@ -63,9 +62,9 @@ from arena.tournament.scheduling import (
     PlannedGame,
     Scheduler,
     gauntlet_tables,
+    iter_schedule_tables,
+    iter_solitaire_games,
     round_robin_tables,
-    schedule_tables,
-    solitaire_games,
 )
 from engines.registry import get_game
 
@@ -82,7 +81,8 @@ class TournamentStateError(ArenaError):
 
 def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
     """Validate the bots, then write the tournament, its participants and (for fixed
-    formats) its whole schedule in one transaction. Returns the tournament's id.
+    formats) its whole schedule in one transaction, the schedule generated and written
+    a page at a time. Returns the tournament's id.
 
     Raises:
         ConfigError: a bot that is unknown or plays another game; nothing is written.
@@ -112,7 +112,7 @@ def create_tournament(engine: Engine, config: TournamentConfig, source: str = "c
             )
         fixed = _fixed_schedule(config, roles)
         if fixed is not None:
-            schedule_games(session, tournament.id, fixed.games)
+            schedule_games(session, tournament.id, fixed)
         return tournament.id
 
 
@@ -146,23 +146,19 @@ def _resolve_participants(
 
 def _fixed_schedule(
     config: TournamentConfig, roles: list[tuple[BotVersion, str]]
-) -> FixedScheduler | None:
+) -> Iterator[PlannedGame] | None:
     ids = [bot.id for bot, _ in roles if bot.id is not None]
     seats = config.seat_count
     if config.format == "round-robin":
         tables = round_robin_tables(ids, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
+        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
     if config.format == "gauntlet":
         candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
         opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
         tables = gauntlet_tables(candidates, opponents, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
+        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
     if config.format == "solitaire":
-        return FixedScheduler(solitaire_games(ids, deals=config.games, seed=config.seed))
+        return iter_solitaire_games(ids, deals=config.games, seed=config.seed)
     return None
 
 
@@ -265,7 +261,6 @@ class TournamentRunner:
         for participant in self.participants:
             if participant.suspended:
                 self.health.suspended[participant.bot_id] = participant.suspended_reason or ""
-        self.health.observe(fault_history(engine, tournament_id))
         self.executor_kind = executor or self.config.executor
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
@@ -296,18 +291,25 @@ class TournamentRunner:
             labels=(self.names.label(candidate), self.names.label(baseline)),
         )
 
-    def _buffer(self, stored: list[StoredGame], test: PairedSprt | None) -> _Buffer:
-        """The live state, brought up to the games stored before this run."""
+    def _buffer(self, test: PairedSprt | None) -> tuple[_Buffer, int]:
+        """The live state and the bots' health, brought up to the games stored before
+        this run (read a page at a time); and how many games those were."""
         labels = {bot_id: bot.label for bot_id, bot in self.bots.items()}
         standings = Standings(labels, self.names.builtin)
         statistics = LiveStatistics(
             labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
         )
-        for game in stored:
-            statistics.add(game, standings.add(game), tournament=self.tournament_id, quiet=True)
-        if test is not None:
-            test.add(stored)
-        return _Buffer(self.engine, self.tournament_id, standings, statistics, test)
+        stored = 0
+        for page in game_pages(self.engine, self.tournament_id):
+            self.health.observe(page)
+            for game in page:
+                counted = standings.add(game)
+                statistics.add(game, counted, tournament=self.tournament_id, quiet=True)
+            if test is not None:
+                test.add(page)
+            stored += len(page)
+        buffer = _Buffer(self.engine, self.tournament_id, standings, statistics, test)
+        return buffer, stored
 
     def _rated(self) -> list[FinishedGame]:
         """The stored games the adaptive formats decide on: the rated ones."""
@@ -340,8 +342,7 @@ class TournamentRunner:
         set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
         test = self._sprt_test()
         scheduler = make_scheduler(self.config, list(self.bots), test)
-        stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
-        buffer = self._buffer(stored_before, test)
+        buffer, stored_before = self._buffer(test)
         executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
         stop_reason: str | None = None
         display = ProgressDisplay(
@@ -355,12 +356,14 @@ class TournamentRunner:
         try:
             with display:
                 while stop_reason is None and not self._ends_early(test):
-                    pending = unplayed_games(self.engine, self.tournament_id)
                     scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
-                    display.start(scheduled - len(pending), scheduled)
-                    if pending:
+                    # Every stored game is a scheduled one: the rest are to play.
+                    done = count_stored(self.engine, self.tournament_id)
+                    display.start(done, scheduled)
+                    if done < scheduled:
+                        pending = unplayed_games(self.engine, self.tournament_id)
                         stop_reason = self._play(
-                            executor, pending, buffer, display, scheduled, lease
+                            executor, pending, buffer, display, (done, scheduled), lease
                         )
                         if stop_reason is not None or self._ends_early(test):
                             break
@@ -395,7 +398,7 @@ class TournamentRunner:
                 f"tournament {self.tournament_id} was taken over by {lease.holder()}; "
                 f"this driver stopped after storing {buffer.stored} games"
             )
-        return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
+        return self._finish(stop_reason, scheduler, buffer, started, stored_before)
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots
@@ -411,13 +414,13 @@ class TournamentRunner:
     def _play(
         self,
         executor: Any,
-        pending: list[PlannedGame],
+        pending: Iterable[PlannedGame],
         buffer: _Buffer,
         display: ProgressDisplay,
-        scheduled: int,
+        progress: tuple[int, int],
         lease: DriverLease,
     ) -> str | None:
-        done_before = scheduled - len(pending)
+        done_before, scheduled = progress
         outcome: dict[str, str | None] = {"stop": None}
 
         context = self.context()

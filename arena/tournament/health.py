@@ -12,12 +12,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-from arena.tournament.execution import PlayedGame
+from typing import Protocol
 
 CRASH_REASONS = frozenset({"crash", "timeout", "malformed_output", "protocol_violation"})
 SUSPENDED = "suspended"
 MIN_GAMES = 10
+
+
+class FaultRecord(Protocol):
+    """What health reads of a game (a played one, or a stored one on resume)."""
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+    @property
+    def offender(self) -> int | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
 
 
 @dataclass
@@ -27,7 +39,7 @@ class BotHealth:
     crashes: Counter[int] = field(default_factory=Counter)
     suspended: dict[int, str] = field(default_factory=dict)
 
-    def observe(self, games: Iterable[PlayedGame]) -> list[tuple[int, str]]:
+    def observe(self, games: Iterable[FaultRecord]) -> list[tuple[int, str]]:
         """Count the games; returns the bots suspended because of them, with why."""
         touched: set[int] = set()
         for game in games:

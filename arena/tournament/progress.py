@@ -12,7 +12,7 @@ and at game 100,000 and gives the figures ``arena report`` gives for the same ga
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Hashable, Mapping
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -94,6 +94,8 @@ class LiveStatistics:
         self.ratings: EloRatings | None = None
         self.note: str | None = None
         self._deals: dict[tuple[int, int], dict[str, float]] = {}
+        self._open: dict[Hashable, int] = {}
+        """Games seen per rotation not complete yet: a complete one is closed."""
         self._pending: list[str] = []
         self._refitted_at = 0
         self._last_sprt: str | None = None
@@ -107,10 +109,14 @@ class LiveStatistics:
     ) -> None:
         """Take a finished game (``counted`` as the standings counted it); ``quiet``
         takes it without refitting (the games stored before a resumed run)."""
-        if not self.enabled or counted is not Standing.RATED:
+        if not self.enabled:
             return
-        if self.elo is not None:
+        if counted is Standing.RATED and self.elo is not None:
             self._add_to_elo(game, tournament)
+        if self.elo is not None:
+            self._count_towards_rotation(game, tournament)
+        if counted is not Standing.RATED:
+            return
         self.rated += 1
         if self.rated % self.interval == 0 and not quiet:
             self.refit()
@@ -134,6 +140,25 @@ class LiveStatistics:
             f"{tournament}:{seed}",
         )
         deal[players[0]] = mine
+
+    def _count_towards_rotation(self, game: IndexedGame, tournament: int) -> None:
+        """Close the game's rotation once it has all its games, rated or not: one game
+        per seat (one seat: one per bot on the deal). Memory then holds the rotations
+        under way, not the tournament's."""
+        assert self.elo is not None
+        if self.seats > 1:
+            group: Hashable = rotation(tournament, game)
+            size = self.seats
+        else:
+            group, size = f"{tournament}:{game.seed}", len(self.labels)
+        seen = self._open.get(group, 0) + 1
+        if seen < size:
+            self._open[group] = seen
+            return
+        self._open.pop(group, None)
+        self.elo.close(group)
+        if self.seats == 1:
+            self._deals.pop((tournament, game.seed), None)
 
     def refit(self) -> None:
         """Refit the Elo now and queue the lines for a piped log."""

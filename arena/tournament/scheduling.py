@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -87,19 +87,28 @@ def schedule_tables(
     ``r`` seats a table in its order ``r`` mod (k - 1)! (:func:`seating_orders`), so
     over (k - 1)! rounds every bot sits after every other equally often.
     """
+    return list(
+        iter_schedule_tables(
+            tables, games_per_table=games_per_table, seed=seed, first_index=first_index
+        )
+    )
+
+
+def iter_schedule_tables(
+    tables: Sequence[Sequence[int]], *, games_per_table: int, seed: int, first_index: int = 0
+) -> Iterator[PlannedGame]:
+    """:func:`schedule_tables` one game at a time: a million games in the memory of one."""
     if not tables:
-        return []
+        return
     seats = len(tables[0])
-    planned = []
     index = first_index
+    orders = [seating_orders(table) for table in tables]
     for round_number in range(rounds_for(games_per_table, seats)):
         round_seed = deal_seed(seed, round_number)
-        for table in tables:
-            orders = seating_orders(table)
-            for rotation in rotations(orders[round_number % len(orders)]):
-                planned.append(PlannedGame(index, round_seed, rotation))
+        for table_orders in orders:
+            for rotation in rotations(table_orders[round_number % len(table_orders)]):
+                yield PlannedGame(index, round_seed, rotation)
                 index += 1
-    return planned
 
 
 def round_robin_tables(bots: Sequence[int], seats: int) -> list[tuple[int, ...]]:
@@ -120,12 +129,17 @@ def gauntlet_tables(
 
 def solitaire_games(bots: Sequence[int], *, deals: int, seed: int) -> list[PlannedGame]:
     """Every bot plays the same ``deals`` deals (deal by deal, bot by bot)."""
-    planned: list[PlannedGame] = []
+    return list(iter_solitaire_games(bots, deals=deals, seed=seed))
+
+
+def iter_solitaire_games(bots: Sequence[int], *, deals: int, seed: int) -> Iterator[PlannedGame]:
+    """:func:`solitaire_games` one game at a time."""
+    index = 0
     for deal in range(deals):
         deal_seed_value = deal_seed(seed, deal)
         for bot in bots:
-            planned.append(PlannedGame(len(planned), deal_seed_value, (bot,)))
-    return planned
+            yield PlannedGame(index, deal_seed_value, (bot,))
+            index += 1
 
 
 class FixedScheduler:

@@ -108,3 +108,20 @@ def test_unknown_players_and_bad_scores_are_refused() -> None:
         live.add_results([("a", "b", 0.3)], 0)
     with pytest.raises(RatingError):
         live.fit()  # nothing played yet
+
+
+def test_closing_complete_rotations_keeps_the_fit_and_frees_them() -> None:
+    rng = np.random.default_rng(5)
+    names = ["a", "b", "c"]
+    games = []
+    for deal in range(150):
+        table = tuple(names[i] for i in rng.choice(3, 2, replace=False))
+        for seats in (table, table[::-1]):
+            games.append(GameResult(seats, tuple(int(p) for p in rng.integers(1, 3, 2)), deal))
+    live = LiveElo(names)
+    for first, second in zip(games[::2], games[1::2], strict=True):
+        live.add_game(first.players, first.ranking, first.group or 0)
+        live.add_game(second.players, second.ranking, second.group or 0)
+        live.close(first.group or 0)
+    assert not live._rotations, "closed rotations are not held"
+    assert_same(live, games, names)

@@ -1,0 +1,83 @@
+"""A tournament's schedule written and read a page at a time: the driver holds a page,
+not the tournament."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from rich.console import Console
+
+from arena.store import games as store_games_module
+from arena.store.db import open_database
+from arena.store.games import unplayed_games
+from arena.store.tally import Standing, StoredGame, game_pages, load_games
+from arena.tournament.config import validate_config
+from arena.tournament.driver import TournamentRunner, create_tournament
+from arena.tournament.progress import LiveStatistics
+from arena.tournament.scheduling import schedule_tables
+
+QUIET = Console(file=io.StringIO())
+
+
+def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_games_module, "PAGE_ROWS", 7)
+    engine = open_database(str(tmp_path / "arena.db"))
+    config = validate_config(
+        {
+            "game": "koenigsgarten",
+            "bots": ["random", "random:seed=1", "random:seed=2"],
+            "games": 10,
+            "seed": 4,
+            "executor": "local",
+        },
+        "test",
+    )
+    tournament_id = create_tournament(engine, config)
+    with engine.connect() as connection:
+        written = connection.execute(
+            sa.text('SELECT "index", seed FROM scheduled_game ORDER BY "index"')
+        ).all()
+        ids = [row[0] for row in connection.execute(sa.text("SELECT bot_id FROM participant"))]
+    expected = schedule_tables(
+        [(ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[2])], games_per_table=10, seed=4
+    )
+    assert [tuple(row) for row in written] == [(g.index, g.seed) for g in expected]
+    assert [g.index for g in unplayed_games(engine, tournament_id, page=4)] == list(range(30))
+
+    summary = TournamentRunner(engine, tournament_id, console=QUIET).run()
+    assert (summary.stored, summary.scheduled) == (30, 30)
+    all_games = load_games(engine, tournament_ids=[tournament_id])
+    assert [g for page in game_pages(engine, tournament_id, page=7) for g in page] == all_games
+
+    # A driver killed with gaps in what it stored: the pages skip what is stored.
+    with engine.begin() as connection:
+        connection.execute(sa.text("DELETE FROM game_seat WHERE game_index % 3 = 1"))
+        connection.execute(sa.text('DELETE FROM game WHERE "index" % 3 = 1'))
+        connection.execute(sa.text("UPDATE tournament SET status = 'interrupted'"))
+    missing = [i for i in range(30) if i % 3 == 1]
+    assert [g.index for g in unplayed_games(engine, tournament_id, page=4)] == missing
+    summary = TournamentRunner(engine, tournament_id, console=QUIET).run()
+    assert (summary.stored, summary.played_now, summary.scheduled) == (30, 10, 30)
+    with engine.connect() as connection:
+        assert connection.execute(
+            sa.text('SELECT count(*), count(DISTINCT "index") FROM game')
+        ).one() == (30, 30)
+    assert load_games(engine, tournament_ids=[tournament_id]) == all_games
+
+
+def test_the_live_statistics_hold_only_the_rotations_under_way() -> None:
+    statistics = LiveStatistics({1: "a@1", 2: "b@1"}, seats=2, interval=10)
+    for deal in range(50):
+        for seats, ranking in (((1, 2), (1, 2)), ((2, 1), (1, 1))):
+            game = StoredGame(
+                9, 2 * deal, deal, seats, ranking, (0.0, 0.0), "won", None, None, "ok"
+            )
+            statistics.add(game, Standing.RATED, tournament=9)
+    assert statistics.elo is not None and statistics.elo.games == 100
+    assert not statistics._open and not statistics.elo._rotations
+    assert statistics.ratings is not None, "refitted on the way"
