@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import statistics
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -172,6 +173,59 @@ def tournament(
             f"{overhead.tasks} empty tasks = {overhead.share:.2%} of a "
             f"{overhead.chunk_seconds:.1f} s chunk"
         )
+
+
+@app.command("scale")
+def scale(
+    game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
+    games: Annotated[int, typer.Option(help="games of two random bots")] = 100_000,
+    executor: Annotated[str, typer.Option(help="ray | local")] = "local",
+    workers: Annotated[int, typer.Option(help="Ray workers")] = 2,
+    interrupt_at: Annotated[
+        float, typer.Option(help="stop the run after this share of its games, then resume")
+    ] = 0.5,
+    folder: Annotated[
+        Path | None, typer.Option(help="where the temporary database goes (default: /tmp)")
+    ] = None,
+) -> None:
+    """A big tournament's driver: peak memory, games/s of the first and last 10%, and
+    how fast a resume stores its first game. Target: memory independent of the count."""
+    import os
+
+    from arena.bench.scale import tournament_scale
+
+    run = tournament_scale(
+        game=game,
+        bots=["random", "random:seed=1"],
+        games=games,
+        executor=executor,
+        workers=workers,
+        interrupt_at=interrupt_at,
+        folder=folder,
+    )
+    table = Table(
+        title=f"{game}, random vs random, {run.games:,} games stored, {executor} executor, "
+        f"interrupted at {interrupt_at:.0%} and resumed"
+    )
+    for column in ("measure", "value"):
+        table.add_column(column, justify="left" if column == "measure" else "right")
+    for measure, value in (
+        ("schedule written, s", f"{run.schedule_seconds:.1f}"),
+        ("games/s, first 10%", f"{run.rate(0.0, 0.1):,.0f}"),
+        ("games/s, last 10%", f"{run.rate(0.9, 1.0):,.0f}"),
+        ("last 10% / first 10%", f"{run.rate(0.9, 1.0) / run.rate(0.0, 0.1):.2f}"),
+        ("resume: first batch stored after, s", f"{run.resume_first_store_seconds:.1f}"),
+        (
+            "resident MB at 10% / 50% / 90%",
+            " / ".join(f"{run.resident_at(f):.0f}" for f in (0.1, 0.5, 0.9)),
+        ),
+        ("peak resident MB, play", f"{run.peak_before_snapshot_mb:.0f}"),
+        ("peak resident MB, with the final snapshot", f"{run.peak_mb:.0f}"),
+        ("final snapshot and status, s", f"{run.snapshot_seconds:.1f}"),
+    ):
+        table.add_row(measure, value)
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
 
 
 @app.command("protocol")

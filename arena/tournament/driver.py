@@ -479,6 +479,8 @@ class TournamentRunner:
         buffer.played_now = 0
         executor.run(context, feed(), handle)
         buffer.flush()
+        if self.on_flush is not None:
+            self.on_flush(buffer.stored)
         display.update(
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
         )
