@@ -253,7 +253,7 @@ def load_games(
 
 
 def game_pages(
-    engine: Engine, tournament_id: int, *, page: int = 50_000
+    engine: Engine, tournament_id: int, *, page: int = 10_000
 ) -> Iterator[list[StoredGame]]:
     """:func:`load_games` of one tournament, a page of games at a time (each page a
     short read of its own): a resumed million-game tournament in the memory of a page."""

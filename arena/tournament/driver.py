@@ -22,6 +22,7 @@ from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
 from arena.play.runner import TimeControl
+from arena.ratings import RatingError
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
@@ -37,7 +38,7 @@ from arena.store.games import (
     store_games,
     unplayed_games,
 )
-from arena.store.models import BotVersion, Participant, Tournament, utcnow
+from arena.store.models import BotVersion, Participant, RatingSnapshot, Tournament, utcnow
 from arena.store.tally import Standing, bot_names, game_pages, load_games, standing
 from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
@@ -523,7 +524,7 @@ class TournamentRunner:
             status = COMPLETED
             message = self.stop_message or scheduler.stop_reason()
         set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
-        if status == COMPLETED:
+        if status == COMPLETED and not self._live_snapshot(buffer):
             _snapshot(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
@@ -534,6 +535,39 @@ class TournamentRunner:
             seconds=time.monotonic() - started,
             message=message,
         )
+
+    def _live_snapshot(self, buffer: _Buffer) -> bool:
+        """Record the final ratings from the run's live Elo, which holds every stored
+        game when the run kept it (a resumed run read the earlier ones): the fit costs
+        the bots' matrices, not a second pass over a million games. It gives the
+        report's figures (:class:`arena.ratings.live.LiveElo`). False when the run kept
+        no live Elo, or it cannot rate yet: the report decides then."""
+        statistics, tallies = buffer.statistics, buffer.standings.tallies
+        if not statistics.enabled or statistics.elo is None or not statistics.elo.games:
+            return False
+        try:
+            ratings, _ = statistics.elo.fit()
+        except RatingError:
+            return False
+        method = "duplicate-elo" if self.config.seat_count == 1 else "elo"
+        rows = []
+        for bot_id, tally in tallies.bots.items():
+            i = ratings.index(self.bots[bot_id].label)
+            rows.append(
+                RatingSnapshot(
+                    tournament_id=self.tournament_id,
+                    game=self.tournament.game,
+                    bot_id=bot_id,
+                    method=method,
+                    rating=float(ratings.elo[i]),
+                    lower=float(ratings.lower[i]),
+                    upper=float(ratings.upper[i]),
+                    games=tally.games,
+                )
+            )
+        with session_scope(self.engine) as session:
+            session.add_all(rows)
+        return True
 
 
 def _snapshot(engine: Engine, tournament_id: int) -> None:

@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 from rich.console import Console
 
+from arena.report.build import snapshot_ratings
 from arena.store import games as store_games_module
 from arena.store.db import open_database
 from arena.store.games import unplayed_games
@@ -81,3 +82,31 @@ def test_the_live_statistics_hold_only_the_rotations_under_way() -> None:
     assert statistics.elo is not None and statistics.elo.games == 100
     assert not statistics._open and not statistics.elo._rotations
     assert statistics.ratings is not None, "refitted on the way"
+
+
+@pytest.mark.parametrize(
+    ("bots", "seats"),
+    [(["random", "random:seed=1", "greedy"], 2), (["random", "random:seed=1", "greedy"], 3)],
+)
+def test_the_final_snapshot_from_the_live_elo_is_the_reports(
+    tmp_path: Path, bots: list[str], seats: int
+) -> None:
+    engine = open_database(str(tmp_path / "arena.db"))
+    config = validate_config(
+        {"game": "kardinal", "bots": bots, "games": 12, "seats": seats, "executor": "local"},
+        "test",
+    )
+    tournament_id = create_tournament(engine, config)
+    TournamentRunner(engine, tournament_id, console=QUIET, rating_interval=5).run()
+    columns = "bot_id, method, rating, lower, upper, games"
+    query = sa.text(f"SELECT {columns} FROM rating_snapshot ORDER BY bot_id, id")
+    with engine.connect() as connection:
+        live = connection.execute(query).all()
+    assert len(live) == 3
+    assert snapshot_ratings(engine, tournament_id) == 3  # the report's, stored after
+    with engine.connect() as connection:
+        both = connection.execute(query).all()
+    for bot_id in {row[0] for row in live}:
+        from_live, from_report = (row for row in both if row[0] == bot_id)
+        assert from_live[:2] == from_report[:2] and from_live[5] == from_report[5]
+        assert from_live[2:5] == pytest.approx(from_report[2:5], abs=1e-6)
