@@ -22,6 +22,7 @@ from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.tournament.lease import DriverLease, TournamentBusyError, read_holder
 from arena.web.worker import run_claimed
 from tests.arena.test_fault_tolerance import (
+    SLOWER,
     arena_in_process,
     assert_complete_without_duplicates,
     query,
@@ -117,11 +118,12 @@ def test_a_lease_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
 
 def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
-    process = start(db, *run_args("local", 300))
-    wait_until(lambda: stored(db) >= 30)
+    # Games of ~50 ms: the second resume looks long before the first could finish.
+    process = start(db, *run_args("local", 200, SLOWER))
+    wait_until(lambda: stored(db) >= 20)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    assert 30 <= stored(db) < 300
+    assert 20 <= stored(db) < 200
     resumes = [start(db, "tournament", "resume", "1", "--executor", "local") for _ in range(2)]
     outputs = [resume.communicate(timeout=600) for resume in resumes]
     codes = sorted(resume.returncode for resume in resumes)
@@ -132,19 +134,19 @@ def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     winner = next(resume.pid for resume in resumes if resume.returncode == 0)
     assert "tournament 1 is being run by" in refused
     assert f"{socket.gethostname()}:{winner} since" in refused.replace("\n", "")
-    assert_complete_without_duplicates(db, 1, 300)
+    assert_complete_without_duplicates(db, 1, 200)
 
 
 def test_a_resume_while_the_run_goes_on_exits_2_and_the_run_completes(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
-    process = start(db, *run_args("local", 300))
+    process = start(db, *run_args("local", 200, SLOWER))
     wait_until(lambda: stored(db) >= 10)
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "local")
     assert code == 2
     assert f"is being run by {socket.gethostname()}:{process.pid} since" in err.replace("\n", "")
     _, run_err = process.communicate(timeout=600)
     assert process.returncode == 0, run_err
-    assert_complete_without_duplicates(db, 1, 300)
+    assert_complete_without_duplicates(db, 1, 200)
 
 
 def test_the_web_worker_leaves_a_tournament_another_driver_holds(tmp_path: Path) -> None:
