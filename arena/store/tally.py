@@ -218,17 +218,22 @@ class Tallies:
             self.bots.setdefault(bot, Tally()).add(game, seat, counted, times)
         return counted
 
+    def add_all(self, games: Iterable[StoredGame], builtin: Collection[int]) -> None:
+        """Count ``games``, those alike in everything counted (seats, places, returns,
+        how they ended) at once."""
+        alike = Counter(
+            (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
+            for g in games
+        )
+        for fields, times in alike.items():
+            self.add(StoredGame(0, 0, 0, *fields), builtin, times)
+
 
 def tally_games(games: Iterable[StoredGame], builtin: Collection[int]) -> Tallies:
     """Count ``games``; ``builtin`` holds the ids of the built-in bots. Games alike in
     everything counted (seats, places, returns, how they ended) are counted at once."""
     tallies = Tallies()
-    alike = Counter(
-        (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
-        for g in games
-    )
-    for fields, times in alike.items():
-        tallies.add(StoredGame(0, 0, 0, *fields), builtin, times)
+    tallies.add_all(games, builtin)
     return tallies
 
 

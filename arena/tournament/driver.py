@@ -301,10 +301,12 @@ class TournamentRunner:
             labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
         )
         stored = 0
+        builtin = self.names.builtin
         for page in game_pages(self.engine, self.tournament_id):
             self.health.observe(page)
+            standings.tallies.add_all(page, builtin)
             for game in page:
-                counted = standings.add(game)
+                counted = standing(game, builtin)
                 statistics.add(game, counted, tournament=self.tournament_id, quiet=True)
             if test is not None:
                 test.add(page)
