@@ -214,6 +214,10 @@ def scale(
         ("games/s, first 10%", f"{run.rate(0.0, 0.1):,.0f}"),
         ("games/s, last 10%", f"{run.rate(0.9, 1.0):,.0f}"),
         ("last 10% / first 10%", f"{run.rate(0.9, 1.0) / run.rate(0.0, 0.1):.2f}"),
+        (
+            "games/s by tenth",
+            " ".join(f"{run.rate(k / 10, (k + 1) / 10):,.0f}" for k in range(10)),
+        ),
         ("resume: first batch stored after, s", f"{run.resume_first_store_seconds:.1f}"),
         (
             "resident MB at 10% / 50% / 90%",
