@@ -396,6 +396,15 @@ class Blumengarten(Game[BlumengartenAction, BlumengartenOptions]):
         """The cards on the foundations: none to all 52 (a forfeit too)."""
         return (0.0, float(TOTAL_CARDS))
 
+    def variants(self) -> dict[str, BlumengartenOptions]:
+        """The classic game, Wildflower (``sequences``), the 7 × 5 garden, and both."""
+        return {
+            "classic": BlumengartenOptions(),
+            "sequences": BlumengartenOptions(sequences=True),
+            "garden_7x5": BlumengartenOptions(garden_7x5=True),
+            "sequences_7x5": BlumengartenOptions(sequences=True, garden_7x5=True),
+        }
+
     def forfeit_outcome(
         self, state: State[BlumengartenAction, BlumengartenOptions], offender: int, reason: str
     ) -> Outcome:

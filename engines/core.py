@@ -159,6 +159,12 @@ class Game(ABC, Generic[ActionT, OptionsT]):
             specs.append(OptionSpec(name, kind, prop.get("default"), prop.get("description", "")))
         return specs
 
+    def variants(self) -> dict[str, OptionsT]:
+        """The named option sets the game is played with: the defaults first (under
+        ``standard``, or the rule text's name for them), then each variant the rule
+        text or the rulings name. The conformance suite plays every one of them."""
+        return {"standard": self.parse_options()}
+
     def check_seats(self, seats: int) -> int:
         """Return ``seats`` if the game allows it; raises SeatCountError otherwise."""
         if not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:

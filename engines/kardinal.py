@@ -1038,6 +1038,15 @@ class Kardinal(Game[KardinalAction, KardinalOptions]):
             raise InvalidStateError(f"not a Kardinal observation: {exc!r}") from exc
         return state
 
+    def variants(self) -> dict[str, KardinalOptions]:
+        """The default deck, and the same deck without circles (no circle limit ever
+        ends a turn: the longest turns; ``configs/kardinal/no-circles.toml``)."""
+        no_circles = Deck(
+            cards=tuple(dataclasses.replace(card, circles=0) for card in DEFAULT_DECK.cards),
+            tablets=DEFAULT_DECK.tablets,
+        )
+        return {"standard": KardinalOptions(), "no_circles": KardinalOptions(deck=no_circles)}
+
     def max_game_length(
         self, seats: int, options: Mapping[str, Any] | KardinalOptions | None
     ) -> int:

@@ -753,6 +753,16 @@ class KingsCorner(Game[KingsCornerAction, KingsCornerOptions]):
         best = CORNER_SCORE * len(CORNERS) if parsed.collect_corners else 0
         return (-float(max(worst, 1)), float(max(best, 1)))
 
+    def variants(self) -> dict[str, KingsCornerOptions]:
+        """The rulings' game, each of the seven variants of rule text 002 alone, the
+        rulings' option ``king_piles_to_corner = "anytime"``, and every one at once."""
+        flags = [spec.name for spec in self.option_specs() if spec.kind == "boolean"]
+        named: dict[str, dict[str, Any]] = {"standard": {}}
+        named |= {flag: {flag: True} for flag in flags}
+        named["king_piles_anytime"] = {"king_piles_to_corner": "anytime"}
+        named["every_variant"] = dict.fromkeys(flags, True) | named["king_piles_anytime"]
+        return {name: self.parse_options(options) for name, options in named.items()}
+
     def match_formats(self) -> tuple[str, ...]:
         """A single game, or penalties added up over games to 25 or 50
         (``docs/games/kings_corner.md``)."""
