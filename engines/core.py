@@ -406,8 +406,15 @@ class State(ABC, Generic[ActionT, OptionsT]):
 
     def position(self) -> str:
         """Where the game stands, for messages: the game, the actions played and the
-        seed it was dealt from (when known), e.g. ``koenigsgarten after 3 actions
-        from seed 7``."""
+        seed it was dealt from (when known).
+
+        >>> from engines.registry import get_game
+        >>> state = get_game("koenigsgarten").new_initial_state(seed=7)
+        >>> for _ in range(3):
+        ...     state.apply_action(state.legal_actions()[0])
+        >>> state.position()
+        'koenigsgarten after 3 actions from seed 7'
+        """
         played = len(self.history)
         where = f"{self.game.name} after {played} action{'' if played == 1 else 's'}"
         return where if self.seed is None else f"{where} from seed {self.seed}"
@@ -441,7 +448,15 @@ class State(ABC, Generic[ActionT, OptionsT]):
         self._apply(action)
 
     def clone(self) -> Self:
-        """An independent copy: changing one never changes the other."""
+        """An independent copy: changing one never changes the other.
+
+        >>> from engines.registry import get_game
+        >>> state = get_game("kings_corner").new_initial_state(seed=1, seats=2)
+        >>> twin = state.clone()
+        >>> twin.apply_action(twin.legal_actions()[-1])
+        >>> len(twin.history), len(state.history), state == state.clone()
+        (1, 0, True)
+        """
         copy = object.__new__(type(self))
         copy.game = self.game
         copy.num_seats = self.num_seats
