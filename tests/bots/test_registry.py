@@ -4,7 +4,6 @@ on disk, so a game's bots cannot be forgotten."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from bots.builtin import BUILTIN_KINDS, GAME_SEARCH
 from bots.registry import BotKind, all_bot_kinds, get_bot_kind
 from bots.search import GameSearch, game_search
 from engines.registry import get_game
+from tests.engines.test_registry import imported_packages
 
 ROOT = Path(bots.__file__).parent
 GAME_PACKAGES = sorted(
@@ -56,15 +56,5 @@ def test_the_registry_holds_exactly_the_built_in_list() -> None:
 
 @pytest.mark.parametrize("module", ["registry", "builtin", "search", "__init__"])
 def test_the_registry_imports_bots_by_name_not_by_scanning(module: str) -> None:
-    tree = ast.parse((ROOT / f"{module}.py").read_text())
-    imported = {
-        name.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for name in node.names
-    } | {
-        node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert not imported & {"pkgutil", "importlib"}, f"bots/{module}.py scans for bots"
+    scanners = imported_packages(ROOT / f"{module}.py") & {"pkgutil", "importlib"}
+    assert not scanners, f"bots/{module}.py scans for bots"

@@ -20,6 +20,21 @@ from engines.registry import all_games, get_game, register
 ROOT = Path(engines.__file__).parent
 
 
+def imported_packages(path: Path) -> set[str]:
+    """The top-level packages the module at ``path`` imports, anywhere in it."""
+    tree = ast.parse(path.read_text())
+    return {
+        name.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for name in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+
+
 def game_modules_on_disk() -> set[str]:
     """The modules directly in engines/ that define a concrete Game subclass."""
     found = set()
@@ -50,18 +65,8 @@ def test_the_registry_holds_the_built_in_list() -> None:
 
 @pytest.mark.parametrize("module", ["registry", "games", "__init__"])
 def test_the_registry_imports_games_by_name_not_by_scanning(module: str) -> None:
-    tree = ast.parse((ROOT / f"{module}.py").read_text())
-    imported = {
-        name.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for name in node.names
-    } | {
-        node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert not imported & {"pkgutil", "importlib"}, f"engines/{module}.py scans for games"
+    scanners = imported_packages(ROOT / f"{module}.py") & {"pkgutil", "importlib"}
+    assert not scanners, f"engines/{module}.py scans for games"
 
 
 def test_an_unknown_game_is_our_error_listing_the_known_ones() -> None:
