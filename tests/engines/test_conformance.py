@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -338,3 +339,26 @@ def test_deal_round_trips_through_state_from_deal(game: Game, seats: int, option
     assert [again.observation(s) for s in range(seats)] == [
         state.observation(s) for s in range(seats)
     ]
+
+
+def declared_types(cls: type, base: type) -> tuple[Any, ...]:
+    """The type arguments ``cls`` gives its generic base ``base`` (``State[Card, …]``)."""
+    for klass in cls.__mro__:
+        for origin in getattr(klass, "__orig_bases__", ()):
+            if typing.get_origin(origin) is base:
+                return typing.get_args(origin)
+    raise AssertionError(f"{cls.__name__} does not parametrise {base.__name__}")
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_game_and_state_declare_the_action_and_options_types(
+    game: Game, seats: int, options: Any
+) -> None:
+    states = random_playout(game, seats, 5, options)
+    action_type, options_type = declared_types(type(states[0]), State)
+    assert declared_types(type(game), Game) == (action_type, options_type)
+    assert options_type is game.options_type
+    for state in states:
+        assert isinstance(state.options, options_type)
+        assert all(isinstance(action, action_type) for action in state.legal_actions())
+    assert all(isinstance(action, action_type) for _, action in states[-1].history)
