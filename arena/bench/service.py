@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from arena.report.build import record_final_ratings
 from arena.store.db import open_database
 from arena.store.games import count_stored
 from arena.tournament.config import validate_config
@@ -75,6 +76,7 @@ def tournament_speed(
             tournament_id,
             console=Console(file=io.StringIO()),
             rating_interval=rating_interval,
+            on_completed=record_final_ratings,
         )
         executor_start = 0.0
         if executor == "ray":

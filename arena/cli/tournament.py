@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.report.build import ReportError, tournament_report
+from arena.report.build import ReportError, record_final_ratings, tournament_report
 from arena.report.format import render_text
 from arena.store.games import count_stored, get_tournament
 from arena.store.models import Tournament
@@ -231,7 +231,13 @@ def run(
     tournament_id = create_tournament(engine, config, config_source(config_file))
     shown = console if output == "text" else error_console
     shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    runner = TournamentRunner(engine, tournament_id, console=shown, rating_interval=rating_interval)
+    runner = TournamentRunner(
+        engine,
+        tournament_id,
+        console=shown,
+        rating_interval=rating_interval,
+        on_completed=record_final_ratings,
+    )
     _report_run(runner.run(), output)
 
 
@@ -256,6 +262,7 @@ def resume(
         workers=workers,
         ray_address=ray_address,
         rating_interval=rating_interval,
+        on_completed=record_final_ratings,
     )
     _report_run(runner.run())
 
@@ -328,7 +335,9 @@ def demo(
     engine = database(db or "demo.db")
     tournament_id = create_tournament(engine, config, "demo")
     console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    summary = TournamentRunner(engine, tournament_id, console=console).run()
+    summary = TournamentRunner(
+        engine, tournament_id, console=console, on_completed=record_final_ratings
+    ).run()
     _report_run(summary)
     console.print()
     emit(tournament_report(engine, tournament_id), "text", None, None)

@@ -8,6 +8,7 @@ Markdown, HTML, JSON or CSV and ``arena/report/plot.py`` draws. Every count come
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections import Counter
@@ -46,7 +47,6 @@ from arena.ratings.pairs import paired_statistics
 from arena.store.games import get_tournament, participants
 from arena.store.models import BotVersion, Tournament
 from arena.store.tally import (
-    WON,
     BotNames,
     Standing,
     StoredGame,
@@ -59,6 +59,7 @@ from arena.store.tally import (
 )
 from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
+from engines.outcome import Termination
 from engines.registry import get_game
 
 SEPARATED_LOS = 0.95
@@ -395,7 +396,7 @@ def _solitaire_ratings(
             names.label(g.seats[0]),
             f"{g.tournament_id}:{g.seed}",
             g.returns[0],
-            g.termination == WON,
+            g.termination == Termination.WON,
         )
         for g in games
     ]
@@ -709,6 +710,13 @@ def _parse_time_class(text: str | None) -> TimeClass | None:
         raise ReportError(
             f"unknown time class {text!r} (classes: {', '.join(TimeClass)})"
         ) from None
+
+
+def record_final_ratings(engine: Engine, tournament_id: int) -> None:
+    """Record the ratings of a tournament that completed (a runner's ``on_completed``);
+    a tournament that cannot be rated still completes."""
+    with contextlib.suppress(ArenaError):
+        snapshot_ratings(engine, tournament_id)
 
 
 def snapshot_ratings(engine: Engine, tournament_id: int) -> int:

@@ -8,6 +8,7 @@ earlier one, can never store a game twice.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, func, select
 
 from arena.errors import NotFoundError
+from arena.play.results import FinishedGame, GameStatus, PlannedGame, PlayedGame
 from arena.store.db import session_scope
 from arena.store.models import (
     GameResult,
@@ -26,8 +28,6 @@ from arena.store.models import (
     Tournament,
     utcnow,
 )
-from arena.tournament.execution import PlayedGame
-from arena.tournament.scheduling import FinishedGame, PlannedGame
 
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
@@ -91,7 +91,7 @@ def store_games(engine: Engine, tournament_id: int, games: Sequence[PlayedGame])
             "forfeit": g.offender == seat,
         }
         for g in games
-        if g.status != "error"
+        if g.status != GameStatus.ERROR
         for seat, bot_id in enumerate(g.seats)
     ]
     with session_scope(engine) as session:
@@ -201,7 +201,7 @@ def finished_games(engine: Engine, tournament_id: int) -> list[FinishedGame]:
     g = GAME_TABLE
     query = (
         sa.select(g.c.index, g.c.seed, g.c.seats, g.c.ranking, g.c.returns)
-        .where(g.c.tournament_id == tournament_id, g.c.status != "error")
+        .where(g.c.tournament_id == tournament_id, g.c.status != GameStatus.ERROR)
         .order_by(g.c.index)
     )
     with engine.connect() as connection:
@@ -246,14 +246,24 @@ def participants(session: Session, tournament_id: int) -> list[Participant]:
     )
 
 
-def fault_history(engine: Engine, tournament_id: int) -> list[PlayedGame]:
-    """Stored games reduced to who sat where and who forfeited why (for suspensions)."""
+@dataclass(frozen=True)
+class GameFaults:
+    """A stored game reduced to who sat where and who forfeited why."""
+
+    seats: tuple[int, ...]
+    offender: int | None
+    reason: str | None
+    status: str
+
+
+def fault_history(engine: Engine, tournament_id: int) -> list[GameFaults]:
+    """The tournament's stored games as :class:`GameFaults` (for suspensions)."""
     g = GAME_TABLE
     query = sa.select(g.c.seats, g.c.offender, g.c.reason, g.c.status).where(
         g.c.tournament_id == tournament_id
     )
     with engine.connect() as connection:
         return [
-            PlayedGame(0, 0, tuple(seats), status, (), (), "", offender, reason, "", 0.0, "")
+            GameFaults(tuple(seats), offender, reason, status)
             for seats, offender, reason, status in connection.execute(query)
         ]

@@ -28,32 +28,21 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.play.runner import CRASH, ILLEGAL_ACTION, TIMEOUT
+from arena.play.results import GameStatus
 from arena.players.loader import BUILTIN
 from arena.store.models import BotVersion, GameResult, Participant
-from arena.tournament.health import SUSPENDED
+from engines.outcome import ForfeitReason, Termination, ranking_points
 
-ERROR_STATUS = "error"
-"""The status of a stored game whose play raised on the host."""
-WON = "won"
-"""The termination of a won one-seat game (patience)."""
-
-FORFEIT_REASONS = (CRASH, TIMEOUT, ILLEGAL_ACTION, "malformed_output", "protocol_violation")
+FORFEIT_REASONS = (
+    ForfeitReason.CRASH,
+    ForfeitReason.TIMEOUT,
+    ForfeitReason.ILLEGAL_ACTION,
+    ForfeitReason.MALFORMED_OUTPUT,
+    ForfeitReason.PROTOCOL_VIOLATION,
+)
 """The reasons a bot forfeits by its own fault, each a column of the CSV report; any
 other reason is counted as ``other``."""
 OTHER_REASON = "other"
-
-
-def game_points(ranking: tuple[int, ...], seat: int) -> float:
-    """A seat's share of the opponents it beat (ties count half): 1 win, 0.5 draw, 0 loss
-    for two players; for k players the fraction of the other k-1 it finished ahead of;
-    for one seat 1 for first place."""
-    others = len(ranking) - 1
-    if others == 0:
-        return 1.0 if ranking[seat] == 1 else 0.0
-    mine = ranking[seat]
-    beaten = sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking) - 0.5
-    return beaten / others
 
 
 class Standing(StrEnum):
@@ -111,13 +100,13 @@ class StoredGame:
 
 def standing(game: CountedGame, builtin: Collection[int]) -> Standing:
     """How ``game`` counts; ``builtin`` holds the ids of the built-in bots."""
-    if game.status == ERROR_STATUS:
+    if game.status == GameStatus.ERROR:
         return Standing.HOST_FAULT
-    if game.reason == SUSPENDED:
+    if game.reason == ForfeitReason.SUSPENDED:
         return Standing.UNPLAYED
     if (
         game.offender is not None
-        and game.reason == TIMEOUT
+        and game.reason == ForfeitReason.TIMEOUT
         and game.seats[game.offender] in builtin
     ):
         return Standing.HOST_FAULT
@@ -161,14 +150,14 @@ class Tally:
             self.host_faults += times
             return
         self.games += times
-        self.points += times * game_points(game.ranking, seat)
+        self.points += times * ranking_points(game.ranking)[seat]
         self.place_sum += times * game.ranking[seat]
         self.score_sum += times * game.returns[seat]
         if game.offender == seat:
             reason = game.reason if game.reason in FORFEIT_REASONS else OTHER_REASON
             self.forfeits[reason] += times
         if len(game.seats) == 1:
-            won = game.termination == WON
+            won = game.termination == Termination.WON
             self.wins += times * won
             self.losses += times * (not won)
             return

@@ -10,6 +10,7 @@ import itertools
 from collections.abc import Collection, Iterable, Sequence
 
 from arena.errors import ConfigError
+from arena.play.results import FinishedGame, PlannedGame
 from arena.ratings.adaptive import all_neighbours_separated, pairs_to_schedule
 from arena.ratings.data import GameResult
 from arena.ratings.elo import EloRatings, fit_elo
@@ -19,13 +20,7 @@ from arena.ratings.pairs import Pentanomial, game_score, pair_category
 from arena.ratings.sprt import SprtDecision, SprtResult, SprtSettings, sprt, sprt_sequence
 from arena.store.tally import IndexedGame, Standing, standing
 from arena.tournament.config import TournamentConfig
-from arena.tournament.scheduling import (
-    FinishedGame,
-    PlannedGame,
-    Scheduler,
-    rotations,
-    seating_orders,
-)
+from arena.tournament.scheduling import Scheduler, rotations, seating_orders
 from engines.seeding import derive_seed
 
 PRIOR_DRAWS = 1.0

@@ -9,7 +9,6 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.results import FinishedGame, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
@@ -44,12 +44,11 @@ from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_setti
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
-    PlayedGame,
     TournamentContext,
     forfeited_game,
     make_executor,
 )
-from arena.tournament.health import SUSPENDED, BotHealth
+from arena.tournament.health import BotHealth
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
     LiveStatistics,
@@ -57,15 +56,14 @@ from arena.tournament.progress import (
     Standings,
 )
 from arena.tournament.scheduling import (
-    FinishedGame,
     FixedScheduler,
-    PlannedGame,
     Scheduler,
     gauntlet_tables,
     round_robin_tables,
     schedule_tables,
     solitaire_games,
 )
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 FLUSH_GAMES = 1_000
@@ -233,7 +231,9 @@ class TournamentRunner:
     """Runs (or resumes) one tournament to completion, interruption or cancellation.
 
     ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
-    games; 0 turns the live statistics off.
+    games; 0 turns the live statistics off. ``on_completed(engine, tournament_id)`` runs
+    once the tournament is completed (the service records the final ratings with it:
+    :func:`arena.report.build.record_final_ratings`, a layer above this one).
     """
 
     def __init__(
@@ -246,6 +246,7 @@ class TournamentRunner:
         workers: int | None = None,
         ray_address: str | None = None,
         on_flush: Callable[[int], None] | None = None,
+        on_completed: Callable[[Engine, int], None] | None = None,
         rating_interval: int = DEFAULT_RATING_INTERVAL,
     ):
         self.engine = engine
@@ -268,6 +269,7 @@ class TournamentRunner:
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
         self.on_flush = on_flush
+        self.on_completed = on_completed
         self.rating_interval = rating_interval
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
@@ -426,7 +428,7 @@ class TournamentRunner:
                             context,
                             planned,
                             offender,
-                            SUSPENDED,
+                            ForfeitReason.SUSPENDED,
                             f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
                         )
                     ]
@@ -498,8 +500,8 @@ class TournamentRunner:
             status = COMPLETED
             message = self.stop_message or scheduler.stop_reason()
         set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
-        if status == COMPLETED:
-            _snapshot(self.engine, self.tournament_id)
+        if status == COMPLETED and self.on_completed is not None:
+            self.on_completed(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
             status=status,
@@ -509,14 +511,6 @@ class TournamentRunner:
             seconds=time.monotonic() - started,
             message=message,
         )
-
-
-def _snapshot(engine: Engine, tournament_id: int) -> None:
-    """Record the final ratings; a tournament that cannot be rated still completes."""
-    from arena.report.build import snapshot_ratings
-
-    with contextlib.suppress(ArenaError):
-        snapshot_ratings(engine, tournament_id)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

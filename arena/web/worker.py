@@ -28,6 +28,7 @@ from rich.console import Console
 from sqlalchemy.engine import Engine
 
 from arena.errors import ArenaError
+from arena.report.build import record_final_ratings
 from arena.store.db import session_scope
 from arena.store.games import CANCELLED, read_status, set_status
 from arena.store.models import Tournament
@@ -143,7 +144,13 @@ def run_claimed(
     """
     try:
         with CancelWatch(engine, tournament_id, cancel_poll_seconds):
-            runner = TournamentRunner(engine, tournament_id, console=console, executor=executor)
+            runner = TournamentRunner(
+                engine,
+                tournament_id,
+                console=console,
+                executor=executor,
+                on_completed=record_final_ratings,
+            )
             summary = runner.run()
     except Cancelled:
         return None  # the cancel came as the run ended: the database has it

@@ -12,10 +12,11 @@ from sqlmodel import SQLModel
 
 import arena.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from arena.errors import StorageError
+from arena.play.results import GameStatus, PlayedGame
 from arena.store.db import open_database, resolve_url, writer
 from arena.store.games import count_stored, store_games
 from arena.store.migrations import LATEST, VERSION_TABLE, current_version, migrate
-from arena.tournament.execution import PlayedGame
+from engines.outcome import Termination
 
 
 def test_migrated_schema_equals_the_models(db_url: str) -> None:
@@ -87,10 +88,10 @@ def _played(index: int) -> PlayedGame:
         index=index,
         seed=index,
         seats=(1, 2),
-        status="ok",
+        status=GameStatus.OK,
         returns=(1.0, -1.0),
         ranking=(1, 2),
-        termination="x",
+        termination=Termination.FOUR_IN_A_PATTERN,
         offender=None,
         reason=None,
         record="{}",
