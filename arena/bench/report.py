@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine
 from arena.bench.web import GameWriter, bench_bots, record_pool
 from arena.store.db import open_database, session_scope
 from arena.store.models import Participant, Tournament, utcnow
-from engines.outcome import ForfeitReason
+from engines.outcome import ForfeitReason, Termination
 from engines.registry import get_game
 from engines.seeding import derive_seed
 
@@ -110,7 +110,7 @@ def fill_tournament(
             )
             record["outcome"] = {
                 **record["outcome"],
-                "termination": "forfeit",
+                "termination": Termination.FORFEIT,
                 "offender": offender,
                 "reason": reason,
             }
