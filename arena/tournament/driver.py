@@ -25,7 +25,6 @@ from arena.play.runner import TimeControl
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
-    CANCELLED,
     count_stored,
     drop_unplayed,
     fault_history,
@@ -38,7 +37,13 @@ from arena.store.games import (
     store_games,
     unplayed_games,
 )
-from arena.store.models import BotVersion, Participant, Tournament, utcnow
+from arena.store.models import (
+    BotVersion,
+    Participant,
+    Tournament,
+    TournamentStatus,
+    utcnow,
+)
 from arena.store.tally import Standing, StoredGame, bot_names, load_games, standing
 from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
@@ -69,47 +74,52 @@ from engines.registry import get_game
 FLUSH_GAMES = 1_000
 FLUSH_SECONDS = 1.0
 
-RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
-
 
 class TournamentStateError(ArenaError):
     """The tournament is in a state that does not allow the request."""
 
 
-def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
+def create_tournament(
+    session: Session,
+    config: TournamentConfig,
+    source: str = "config",
+    *,
+    status: TournamentStatus = TournamentStatus.PENDING,
+    owner_id: int | None = None,
+) -> int:
     """Validate the bots, then write the tournament, its participants and (for fixed
-    formats) its whole schedule in one transaction. Returns the tournament's id.
+    formats) its whole schedule, in the caller's transaction. Returns the tournament's
+    id. A tournament queued over the web is written ``queued`` with its owner.
 
     Raises:
-        ConfigError: a bot that is unknown or plays another game; nothing is written.
+        ConfigError: a bot that is unknown or plays another game (the caller's
+            transaction then writes nothing).
     """
     game = get_game(config.game)
     options = game.options_to_dict(game.parse_options(config.options))
-    with session_scope(engine) as session:
-        roles = _resolve_participants(session, config, source)
-        tournament = Tournament(
-            name=config.label,
-            game=game.name,
-            options=options,
-            format=config.format,
-            config=config.model_dump(mode="json"),
-            seed=config.seed,
-            status="pending",
+    roles = _resolve_participants(session, config, source)
+    tournament = Tournament(
+        name=config.label,
+        game=game.name,
+        options=options,
+        format=config.format,
+        config=config.model_dump(mode="json"),
+        seed=config.seed,
+        status=status,
+        owner_id=owner_id,
+    )
+    session.add(tournament)
+    session.flush()
+    assert tournament.id is not None
+    for position, (bot, role) in enumerate(roles):
+        assert bot.id is not None
+        session.add(
+            Participant(tournament_id=tournament.id, bot_id=bot.id, role=role, position=position)
         )
-        session.add(tournament)
-        session.flush()
-        assert tournament.id is not None
-        for position, (bot, role) in enumerate(roles):
-            assert bot.id is not None
-            session.add(
-                Participant(
-                    tournament_id=tournament.id, bot_id=bot.id, role=role, position=position
-                )
-            )
-        fixed = _fixed_schedule(config, roles)
-        if fixed is not None:
-            schedule_games(session, tournament.id, fixed.games)
-        return tournament.id
+    fixed = _fixed_schedule(config, roles)
+    if fixed is not None:
+        schedule_games(session, tournament.id, fixed.games)
+    return tournament.id
 
 
 def _resolve_participants(
@@ -179,7 +189,7 @@ def make_scheduler(
 @dataclass
 class RunSummary:
     tournament_id: int
-    status: str
+    status: TournamentStatus
     stored: int
     scheduled: int
     played_now: int
@@ -221,10 +231,14 @@ class _Buffer:
     def flush(self) -> None:
         if self.games:
             batch = self.games
-            with_retries(lambda: store_games(self.engine, self.tournament_id, batch))
+            with_retries(lambda: self._store(batch))
             self.stored += len(batch)
             self.games = []
         self.last_flush = time.monotonic()
+
+    def _store(self, games: list[PlayedGame]) -> None:
+        with session_scope(self.engine) as session:
+            store_games(session, self.tournament_id, games)
 
 
 class TournamentRunner:
@@ -258,13 +272,14 @@ class TournamentRunner:
             self.config = validate_config(tournament.config, f"tournament {tournament_id}")
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
+            history = fault_history(session, tournament_id)
         self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
         self.names = bot_names(engine, set(self.bots))
         self.health = BotHealth(self.config.max_crash_rate)
         for participant in self.participants:
             if participant.suspended:
                 self.health.suspended[participant.bot_id] = participant.suspended_reason or ""
-        self.health.observe(fault_history(engine, tournament_id))
+        self.health.observe(history)
         self.executor_kind = executor or self.config.executor
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
@@ -326,11 +341,12 @@ class TournamentRunner:
             TournamentStateError: the tournament is completed or cancelled.
             StorageError, ExecutionError: the database or the executor failed.
         """
-        status = read_status(self.engine, self.tournament_id)
-        if status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+        with session_scope(self.engine) as session:
+            status = read_status(session, self.tournament_id)
+            if status.finished:
+                raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+            set_status(session, self.tournament_id, TournamentStatus.RUNNING, started=utcnow())
         started = time.monotonic()
-        set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
         test = self._sprt_test()
         scheduler = make_scheduler(self.config, list(self.bots), test)
         stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
@@ -348,8 +364,9 @@ class TournamentRunner:
         try:
             with display:
                 while stop_reason is None and not self._ends_early(test):
-                    pending = unplayed_games(self.engine, self.tournament_id)
-                    scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
+                    with Session(self.engine) as session:
+                        pending = unplayed_games(session, self.tournament_id)
+                        scheduled, next_index, batch = schedule_state(session, self.tournament_id)
                     display.start(scheduled - len(pending), scheduled)
                     if pending:
                         stop_reason = self._play(executor, pending, buffer, display, scheduled)
@@ -364,15 +381,16 @@ class TournamentRunner:
                     with session_scope(self.engine) as session:
                         schedule_games(session, self.tournament_id, batch_games)
         except KeyboardInterrupt:
-            stop_reason = INTERRUPTED
+            stop_reason = TournamentStatus.INTERRUPTED
         except BaseException as exc:
             buffer.flush()
-            set_status(
-                self.engine,
-                self.tournament_id,
-                FAILED,
-                message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
-            )
+            with session_scope(self.engine) as session:
+                set_status(
+                    session,
+                    self.tournament_id,
+                    TournamentStatus.FAILED,
+                    message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
+                )
             raise
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
@@ -447,8 +465,8 @@ class TournamentRunner:
                 buffer.flush()
                 if self.on_flush is not None:
                     self.on_flush(buffer.stored)
-                if read_status(self.engine, self.tournament_id) == CANCELLED:
-                    outcome["stop"] = CANCELLED
+                if self._status() == TournamentStatus.CANCELLED:
+                    outcome["stop"] = TournamentStatus.CANCELLED
                     return False
             display.update(
                 done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
@@ -462,6 +480,10 @@ class TournamentRunner:
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
         )
         return outcome["stop"]
+
+    def _status(self) -> TournamentStatus:
+        with Session(self.engine) as session:
+            return read_status(session, self.tournament_id)
 
     def _suspend(self, bot_id: int, why: str) -> None:
         label = self.bots[bot_id].label
@@ -485,22 +507,24 @@ class TournamentRunner:
         started: float,
         stored_before: int,
     ) -> RunSummary:
-        stored = count_stored(self.engine, self.tournament_id)
-        scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
-        if read_status(self.engine, self.tournament_id) == CANCELLED:
-            stop_reason = CANCELLED  # however the run ended, a cancel stands
-        message: str | None
-        if stop_reason == INTERRUPTED:
-            status = INTERRUPTED
-            message = f"interrupted after {stored} of {scheduled} games"
-        elif stop_reason == CANCELLED:
-            status = CANCELLED
-            message = f"cancelled after {stored} of {scheduled} games"
-        else:
-            status = COMPLETED
-            message = self.stop_message or scheduler.stop_reason()
-        set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
-        if status == COMPLETED and self.on_completed is not None:
+        with session_scope(self.engine) as session:
+            stored = count_stored(session, self.tournament_id)
+            scheduled, _, _ = schedule_state(session, self.tournament_id)
+            if read_status(session, self.tournament_id) == TournamentStatus.CANCELLED:
+                stop_reason = TournamentStatus.CANCELLED  # however the run ended, a cancel stands
+            message: str | None
+            status: TournamentStatus
+            if stop_reason == TournamentStatus.INTERRUPTED:
+                status = TournamentStatus.INTERRUPTED
+                message = f"interrupted after {stored} of {scheduled} games"
+            elif stop_reason == TournamentStatus.CANCELLED:
+                status = TournamentStatus.CANCELLED
+                message = f"cancelled after {stored} of {scheduled} games"
+            else:
+                status = TournamentStatus.COMPLETED
+                message = self.stop_message or scheduler.stop_reason()
+            set_status(session, self.tournament_id, status, message=message, finished=utcnow())
+        if status == TournamentStatus.COMPLETED and self.on_completed is not None:
             self.on_completed(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
@@ -517,19 +541,19 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def cancel_tournament(engine: Engine, tournament_id: int) -> Tournament:
-    """Mark a tournament cancelled; a running driver stops at its next write.
+def cancel_tournament(session: Session, tournament_id: int) -> Tournament:
+    """Mark a tournament cancelled (in the caller's transaction); a running driver
+    stops at its next write.
 
     Raises:
         NotFoundError: no such tournament.
         TournamentStateError: it is already completed or cancelled.
     """
-    with session_scope(engine) as session:
-        tournament = get_tournament(session, tournament_id)
-        if tournament.status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
-        tournament.status = CANCELLED
-        tournament.message = "cancelled by the user"
-        tournament.finished = utcnow()
-        session.add(tournament)
-        return tournament
+    tournament = get_tournament(session, tournament_id)
+    if TournamentStatus(tournament.status).finished:
+        raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
+    tournament.status = TournamentStatus.CANCELLED
+    tournament.message = "cancelled by the user"
+    tournament.finished = utcnow()
+    session.add(tournament)
+    return tournament

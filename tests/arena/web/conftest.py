@@ -28,7 +28,8 @@ class FirstLegal:
 def play_tournament(engine: Engine, **config: object) -> int:
     """Create and run a tournament with the local executor; returns its id."""
     settings = {"executor": "local", "games": 2, "seed": 3, **config}
-    tournament_id = create_tournament(engine, validate_config(settings, "test"))
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, validate_config(settings, "test"))
     TournamentRunner(
         engine,
         tournament_id,
