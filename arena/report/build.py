@@ -58,7 +58,8 @@ from arena.store.tally import (
     without_cycle_collection,
 )
 from arena.tournament.adaptive import PairedSprt, sprt_settings
-from arena.tournament.config import TournamentConfig, validate_config
+from arena.tournament.config import validate_config
+from arena.tournament.formats import tournament_format
 from engines.outcome import Termination
 from engines.registry import get_game
 
@@ -497,7 +498,7 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
             for m in members
         ],
         games_per_table=config.games,
-        schedule=_schedule(config),
+        schedule=tournament_format(config.format).describe_schedule(config),
         seed=tournament.seed,
         time_per_move=config.time_per_move,
         time_per_game=config.time_per_game,
@@ -511,19 +512,6 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         config=dict(tournament.config),
     )
     return info, [m.bot_id for m in members]
-
-
-def _schedule(config: TournamentConfig) -> str:
-    if config.format in ("elo", "sprt"):
-        batch, most = (
-            (config.elo.batch, config.elo.max_games)
-            if config.format == "elo"
-            else (config.sprt.batch, config.sprt.max_games)
-        )
-        return f"batches of {batch}, at most {most:,} games"
-    if config.format == "solitaire":
-        return f"{config.games} deals"
-    return f"{config.games} games per table"
 
 
 def tournament_report(
@@ -573,7 +561,7 @@ def _tournament_report(
         member = roles.get(line.label)
         if member is not None:
             line.role, line.suspended = member.role, member.suspended
-    if ratings and info.type == "sprt" and len(order) == 2:
+    if ratings and tournament_format(info.type).paired_test and len(order) == 2:
         report.sprt = _sprt_report(info, order, names, games)
     return report
 

@@ -45,7 +45,7 @@ from arena.store.models import (
     utcnow,
 )
 from arena.store.tally import Standing, StoredGame, bot_names, load_games, standing
-from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
+from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
@@ -53,6 +53,7 @@ from arena.tournament.execution import (
     forfeited_game,
     make_executor,
 )
+from arena.tournament.formats import Role, tournament_format
 from arena.tournament.health import BotHealth
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
@@ -60,14 +61,7 @@ from arena.tournament.progress import (
     ProgressDisplay,
     Standings,
 )
-from arena.tournament.scheduling import (
-    FixedScheduler,
-    Scheduler,
-    gauntlet_tables,
-    round_robin_tables,
-    schedule_tables,
-    solitaire_games,
-)
+from arena.tournament.scheduling import Scheduler
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -116,22 +110,20 @@ def create_tournament(
         session.add(
             Participant(tournament_id=tournament.id, bot_id=bot.id, role=role, position=position)
         )
-    fixed = _fixed_schedule(config, roles)
-    if fixed is not None:
-        schedule_games(session, tournament.id, fixed.games)
+    first = tournament_format(config.format).first_schedule(
+        config, [(bot.id, role) for bot, role in roles if bot.id is not None]
+    )
+    if first:
+        schedule_games(session, tournament.id, first)
     return tournament.id
 
 
 def _resolve_participants(
     session: Session, config: TournamentConfig, source: str
-) -> list[tuple[BotVersion, str]]:
-    groups = (
-        [("candidate", config.candidates), ("opponent", config.opponents)]
-        if config.format == "gauntlet"
-        else [("player", config.bots)]
-    )
-    field_names = {"candidate": "candidates", "opponent": "opponents", "player": "bots"}
-    resolved: list[tuple[BotVersion, str]] = []
+) -> list[tuple[BotVersion, Role]]:
+    groups = tournament_format(config.format).groups(config)
+    field_names = {Role.CANDIDATE: "candidates", Role.OPPONENT: "opponents", Role.PLAYER: "bots"}
+    resolved: list[tuple[BotVersion, Role]] = []
     seen: dict[int, str] = {}
     for role, references in groups:
         for reference in references:
@@ -148,42 +140,6 @@ def _resolve_participants(
             seen[bot.id] = reference
             resolved.append((bot, role))
     return resolved
-
-
-def _fixed_schedule(
-    config: TournamentConfig, roles: list[tuple[BotVersion, str]]
-) -> FixedScheduler | None:
-    ids = [bot.id for bot, _ in roles if bot.id is not None]
-    seats = config.seat_count
-    if config.format == "round-robin":
-        tables = round_robin_tables(ids, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
-    if config.format == "gauntlet":
-        candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
-        opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
-        tables = gauntlet_tables(candidates, opponents, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
-    if config.format == "solitaire":
-        return FixedScheduler(solitaire_games(ids, deals=config.games, seed=config.seed))
-    return None
-
-
-def make_scheduler(
-    config: TournamentConfig, bot_ids: list[int], test: PairedSprt | None = None
-) -> Scheduler:
-    """The scheduler of an adaptive format (a ``sprt`` one with the test the driver
-    feeds); fixed formats were scheduled at creation.
-
-    Raises:
-        ConfigError: a ``sprt`` tournament without its test.
-    """
-    if config.format in ("round-robin", "gauntlet", "solitaire"):
-        return FixedScheduler([])
-    return adaptive_scheduler(config, bot_ids, test)
 
 
 @dataclass
@@ -270,6 +226,7 @@ class TournamentRunner:
             tournament = get_tournament(session, tournament_id)
             self.tournament = tournament
             self.config = validate_config(tournament.config, f"tournament {tournament_id}")
+            self.format = tournament_format(self.config.format)
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
             history = fault_history(session, tournament_id)
@@ -300,7 +257,7 @@ class TournamentRunner:
         )
 
     def _sprt_test(self) -> PairedSprt | None:
-        if self.config.format != "sprt":
+        if not self.format.paired_test:
             return None
         candidate, baseline = (p.bot_id for p in self.participants)
         return PairedSprt(
@@ -348,7 +305,7 @@ class TournamentRunner:
             set_status(session, self.tournament_id, TournamentStatus.RUNNING, started=utcnow())
         started = time.monotonic()
         test = self._sprt_test()
-        scheduler = make_scheduler(self.config, list(self.bots), test)
+        scheduler = self.format.scheduler(self.config, list(self.bots), test)
         stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
         buffer = self._buffer(stored_before, test)
         executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
@@ -356,7 +313,7 @@ class TournamentRunner:
         display = ProgressDisplay(
             self.console,
             f"tournament {self.tournament_id}",
-            solitaire=self.config.format == "solitaire",
+            solitaire=self.format.solitaire,
         )
         previous_sigterm = signal.getsignal(signal.SIGTERM)
         if previous_sigterm is signal.SIG_DFL:
@@ -374,7 +331,7 @@ class TournamentRunner:
                             break
                     # Only the elo format decides on the stored games (sprt follows its
                     # test, fixed formats are scheduled already).
-                    finished = self._rated() if self.config.format == "elo" else []
+                    finished = self._rated() if self.format.decides_on_stored else []
                     batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
                     if not batch_games:
                         break
@@ -456,7 +413,7 @@ class TournamentRunner:
             buffer.add(result.games)
             for bot_id, why in self.health.observe(result.games):
                 self._suspend(bot_id, why)
-                if self.config.format == "sprt":
+                if self.format.paired_test:
                     self.stop_message = (
                         f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
                         f"continue; {buffer.test.describe() if buffer.test else ''}"
