@@ -113,7 +113,8 @@ class Participant(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
     bot_id: int = Field(foreign_key="bot.id", index=True)
-    role: str = "player"  # player | candidate | field
+    role: str = "player"
+    """An :class:`arena.tournament.formats.Role`: player | candidate | opponent."""
     position: int = 0
     suspended: bool = False
     suspended_reason: str | None = None
