@@ -540,10 +540,10 @@ def _tournament_report(
     ratings: bool,
 ) -> Report:
     info, order = _tournament_info(engine, tournament_id)
-    games = load_games(engine, tournament_ids=[tournament_id])
-    names = bot_names(
-        engine, set(itertools.chain.from_iterable(g.seats for g in games)) | set(order)
-    )
+    with Session(engine) as session:
+        games = load_games(session, tournament_ids=[tournament_id])
+        seated = set(itertools.chain.from_iterable(g.seats for g in games))
+        names = bot_names(session, seated | set(order))
     report = build_report(
         games,
         names,
@@ -632,11 +632,11 @@ def _game_leaderboard(
     wanted_class = _parse_time_class(time_class)
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).where(Tournament.game == name)).all()
-    classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
-    games = load_games(engine, tournament_ids=list(classes))
-    if not games:
-        raise ReportError(f"no stored games of {name} yet")
-    names = bot_names(engine, set(itertools.chain.from_iterable(g.seats for g in games)))
+        classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
+        games = load_games(session, tournament_ids=list(classes))
+        if not games:
+            raise ReportError(f"no stored games of {name} yet")
+        names = bot_names(session, set(itertools.chain.from_iterable(g.seats for g in games)))
     rated: Counter[tuple[int, TimeClass]] = Counter(
         (len(g.seats), classes[g.tournament_id])
         for g in games

@@ -25,7 +25,6 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.play.results import GameStatus
@@ -222,7 +221,7 @@ def tally_games(games: Iterable[StoredGame], builtin: Collection[int]) -> Tallie
 
 
 def load_games(
-    engine: Engine,
+    session: Session,
     *,
     tournament_ids: Sequence[int],
     bot_ids: Collection[int] | None = None,
@@ -245,8 +244,8 @@ def load_games(
         .where(g.c.tournament_id.in_(list(tournament_ids)))
         .order_by(g.c.tournament_id, g.c.index)
     )
-    with engine.connect() as connection, without_cycle_collection():
-        rows = connection.execute(query).all()
+    with without_cycle_collection():
+        rows = session.connection().execute(query).all()
     if not rows:
         return []
     with without_cycle_collection():
@@ -302,31 +301,27 @@ class BotNames:
         return str(bot_id) if label is None else label
 
 
-def bot_names(engine: Engine, bot_ids: Collection[int]) -> BotNames:
+def bot_names(session: Session, bot_ids: Collection[int]) -> BotNames:
     """The labels and kinds of the bot versions ``bot_ids``."""
-    with Session(engine) as session:
-        bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
+    bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
     return BotNames(
         {bot.id: bot.label for bot in bots if bot.id is not None},
         frozenset(bot.id for bot in bots if bot.id is not None and bot.kind == BUILTIN),
     )
 
 
-def bot_tallies(engine: Engine, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
+def bot_tallies(session: Session, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
     """The :class:`Tally` of each of ``bot_ids`` in each tournament it played in, by
     (bot id, tournament id)."""
-    with Session(engine) as session:
-        tournament_ids = sorted(
-            set(
-                session.exec(
-                    select(Participant.tournament_id).where(
-                        col(Participant.bot_id).in_(set(bot_ids))
-                    )
-                ).all()
-            )
+    tournament_ids = sorted(
+        set(
+            session.exec(
+                select(Participant.tournament_id).where(col(Participant.bot_id).in_(set(bot_ids)))
+            ).all()
         )
-    games = load_games(engine, tournament_ids=tournament_ids, bot_ids=bot_ids)
-    names = bot_names(engine, {bot for game in games for bot in game.seats})
+    )
+    games = load_games(session, tournament_ids=tournament_ids, bot_ids=bot_ids)
+    names = bot_names(session, {bot for game in games for bot in game.seats})
     tallies: dict[tuple[int, int], Tally] = {}
     wanted = set(bot_ids)
     for game in games:

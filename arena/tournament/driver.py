@@ -230,8 +230,8 @@ class TournamentRunner:
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
             history = fault_history(session, tournament_id)
-        self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
-        self.names = bot_names(engine, set(self.bots))
+            self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+            self.names = bot_names(session, set(self.bots))
         self.health = BotHealth(self.config.max_crash_rate)
         for participant in self.participants:
             if participant.suspended:
@@ -281,11 +281,15 @@ class TournamentRunner:
             test.add(stored)
         return _Buffer(self.engine, self.tournament_id, standings, statistics, test)
 
+    def _stored(self) -> list[StoredGame]:
+        with Session(self.engine) as session:
+            return load_games(session, tournament_ids=[self.tournament_id])
+
     def _rated(self) -> list[FinishedGame]:
         """The stored games the adaptive formats decide on: the rated ones."""
         return [
             FinishedGame(g.index, g.seed, g.seats, g.ranking, g.returns)
-            for g in load_games(self.engine, tournament_ids=[self.tournament_id])
+            for g in self._stored()
             if standing(g, self.names.builtin) is Standing.RATED
         ]
 
@@ -306,7 +310,7 @@ class TournamentRunner:
         started = time.monotonic()
         test = self._sprt_test()
         scheduler = self.format.scheduler(self.config, list(self.bots), test)
-        stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
+        stored_before = self._stored()
         buffer = self._buffer(stored_before, test)
         executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
         stop_reason: str | None = None
