@@ -17,14 +17,14 @@ from sqlmodel import Session, col, select
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.report.build import ReportError, tournament_report
+from arena.report.build import ReportError, record_final_ratings, tournament_report
 from arena.report.format import render_text
+from arena.store.db import session_scope
 from arena.store.games import count_stored, get_tournament
-from arena.store.models import Tournament
+from arena.store.models import Tournament, TournamentStatus
 from arena.tournament.config import FORMATS as TOURNAMENT_TYPES
 from arena.tournament.config import config_source, load_config, read_config_file
 from arena.tournament.driver import (
-    INTERRUPTED,
     RunSummary,
     TournamentRunner,
     cancel_tournament,
@@ -41,7 +41,7 @@ def _report_run(summary: RunSummary, output: str = "text") -> None:
     if output == "json":
         data = {**dataclasses.asdict(summary), "games_per_second": summary.games_per_second}
         console.out(json.dumps(data, indent=1), highlight=False)
-        if summary.status == INTERRUPTED:
+        if summary.status == TournamentStatus.INTERRUPTED:
             raise typer.Exit(EXIT_INTERRUPTED)
         return
     line = (
@@ -50,9 +50,9 @@ def _report_run(summary: RunSummary, output: str = "text") -> None:
         f"{summary.seconds:.1f} s ({summary.games_per_second:,.0f} games/s)"
     )
     console.print(line)
-    if summary.message and summary.status != INTERRUPTED:
+    if summary.message and summary.status != TournamentStatus.INTERRUPTED:
         console.print(f"  {summary.message}")
-    if summary.status == INTERRUPTED:
+    if summary.status == TournamentStatus.INTERRUPTED:
         error_console.print(
             f"stopped; resume with `arena tournament resume {summary.tournament_id}`"
         )
@@ -228,10 +228,17 @@ def run(
         overrides["options"] = parse_assignments(option, "option")
     config = load_config(config_file, overrides)
     engine = database(db)
-    tournament_id = create_tournament(engine, config, config_source(config_file))
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config, config_source(config_file))
     shown = console if output == "text" else error_console
     shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    runner = TournamentRunner(engine, tournament_id, console=shown, rating_interval=rating_interval)
+    runner = TournamentRunner(
+        engine,
+        tournament_id,
+        console=shown,
+        rating_interval=rating_interval,
+        on_completed=record_final_ratings,
+    )
     _report_run(runner.run(), output)
 
 
@@ -256,6 +263,7 @@ def resume(
         workers=workers,
         ray_address=ray_address,
         rating_interval=rating_interval,
+        on_completed=record_final_ratings,
     )
     _report_run(runner.run())
 
@@ -277,7 +285,7 @@ def list_command(db: DbOption = None) -> None:
                 t.game,
                 t.format,
                 t.status,
-                f"{count_stored(engine, t.id)}/{t.scheduled}",
+                f"{count_stored(session, t.id)}/{t.scheduled}",
                 t.created.strftime("%Y-%m-%d %H:%M"),
             )
     console.print(
@@ -311,7 +319,8 @@ def cancel(
 ) -> None:
     """Cancel a tournament; a running driver stops at its next write."""
     engine = database(db)
-    cancel_tournament(engine, tournament_id)
+    with session_scope(engine) as session:
+        cancel_tournament(session, tournament_id)
     console.print(f"tournament {tournament_id} cancelled")
 
 
@@ -326,9 +335,12 @@ def demo(
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})
     engine = database(db or "demo.db")
-    tournament_id = create_tournament(engine, config, "demo")
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config, "demo")
     console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    summary = TournamentRunner(engine, tournament_id, console=console).run()
+    summary = TournamentRunner(
+        engine, tournament_id, console=console, on_completed=record_final_ratings
+    ).run()
     _report_run(summary)
     console.print()
     emit(tournament_report(engine, tournament_id), "text", None, None)

@@ -17,14 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.records import GameRecord
+from arena.play.records import GameRecord, new_record
 from bots.base import Bot, BotFault, GameInfo
 from engines.core import Action, State
-from engines.outcome import Outcome
-
-ILLEGAL_ACTION = "illegal_action"
-TIMEOUT = "timeout"
-CRASH = "crash"
+from engines.outcome import ForfeitReason, Outcome
 
 StepHook = Callable[[State, int, Action], None]
 
@@ -78,17 +74,8 @@ def play_game(
     for bot in bots:
         with contextlib.suppress(Exception):
             bot.game_over(outcome)
-    return GameRecord.model_construct(
-        game=game.name,
-        options=options,
-        seats=state.num_seats,
-        seed=state.seed,
-        players=names,
-        deal=deal,
-        actions=[(s, str(a)) for s, a in state.history],
-        outcome=outcome.to_dict(),
-        duration=round(time.perf_counter() - started, 6),
-        format="arena-record/1",
+    return new_record(
+        state, players=names, deal=deal, outcome=outcome, duration=time.perf_counter() - started
     )
 
 
@@ -112,7 +99,7 @@ def _play_to_the_end(
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, CRASH, f"new_game raised {exc!r}")
+            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"new_game raised {exc!r}")
             break
     clocks = [time_control.per_game] * state.num_seats
     per_move = time_control.per_move
@@ -133,19 +120,21 @@ def _play_to_the_end(
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, CRASH, f"act raised {exc!r}")
+            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"act raised {exc!r}")
             break
         spent = time.perf_counter() - tick
         if left is not None:
             clocks[seat] = left - spent
         if (left is not None and spent > left) or (per_move is not None and spent > per_move):
-            outcome = _forfeit(state, seat, TIMEOUT, f"took {spent:.3f} s")
+            outcome = _forfeit(state, seat, ForfeitReason.TIMEOUT, f"took {spent:.3f} s")
             break
         try:
             # The engine's own object, so the history never holds a look-alike.
             action = legal[legal.index(action)]
         except ValueError:
-            outcome = _forfeit(state, seat, ILLEGAL_ACTION, f"chose {str(action)!r}, not legal")
+            outcome = _forfeit(
+                state, seat, ForfeitReason.ILLEGAL_ACTION, f"chose {str(action)!r}, not legal"
+            )
             break
         state.apply_unchecked(action)
         if on_step is not None:
@@ -154,7 +143,7 @@ def _play_to_the_end(
     return outcome
 
 
-def _forfeit(state: State, seat: int, reason: str, message: str) -> Outcome:
+def _forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:
     outcome = state.game.forfeit_outcome(state, seat, reason)
     details = dict(outcome.details)
     details["message"] = message[:500]

@@ -24,13 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
+from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
+from arena.tournament.formats import tournament_format
 from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
 from engines.errors import GameError, OptionError
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
-FORMATS = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+FORMATS = tuple(TOURNAMENT_FORMATS)
 Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire"]
+"""The names of :data:`arena.tournament.formats.FORMATS` (a test keeps them equal)."""
 
 
 class _Strict(BaseModel):
@@ -121,32 +124,7 @@ class TournamentConfig(_Strict):
             game.parse_options(self.options)
         except GameError as exc:
             raise ValueError(str(exc)) from None
-        if self.format == "gauntlet":
-            if not self.candidates or not self.opponents:
-                raise ValueError("a gauntlet needs 'candidates' and 'opponents'")
-            if len(self.opponents) < seats - 1:
-                raise ValueError(f"a {seats}-seat gauntlet needs at least {seats - 1} opponents")
-            if self.bots:
-                raise ValueError("a gauntlet takes 'candidates' and 'opponents', not 'bots'")
-        elif self.candidates or self.opponents:
-            raise ValueError(f"'candidates'/'opponents' belong to a gauntlet, not {self.format}")
-        if self.format == "solitaire":
-            if seats != 1:
-                raise ValueError(f"the solitaire format needs a one-player game, not {game.name}")
-            if not self.bots:
-                raise ValueError("a solitaire tournament needs at least one bot")
-        elif seats == 1:
-            raise ValueError(f'{game.name} is a one-player game: use format = "solitaire"')
-        if self.format == "sprt":
-            if len(self.bots) != 2:
-                raise ValueError(f"sprt compares exactly 2 bots, got {len(self.bots)}")
-            if seats != 2:
-                raise ValueError("sprt needs two seats (set seats = 2 if the game allows it)")
-        if self.format in ("round-robin", "elo") and len(self.bots) < max(2, seats):
-            raise ValueError(
-                f"a {self.format} of {seats}-seat games needs at least {max(2, seats)} bots, "
-                f"got {len(self.bots)}"
-            )
+        tournament_format(self.format).check(self, game.name, seats)
         everyone = self.bots + self.candidates + self.opponents
         duplicates = sorted({b for b in everyone if everyone.count(b) > 1})
         if duplicates:
@@ -290,21 +268,6 @@ def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
 BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})
 
 
-def planned_games(config: TournamentConfig) -> int:
-    """How many games the configuration can schedule at most."""
-    bots = len(config.bots)
-    seats = config.seat_count
-    if config.format == "round-robin":
-        return math.comb(bots, seats) * config.games
-    if config.format == "gauntlet":
-        return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
-    if config.format == "solitaire":
-        return bots * config.games
-    if config.format == "elo":
-        return config.elo.max_games
-    return config.sprt.max_games
-
-
 def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     """Raises ConfigError, naming the field, the value and the cap, for the first
     setting of ``config`` over ``caps``."""
@@ -327,7 +290,7 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     for name, value in config.options.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             at_most(f"options.{name}", value, caps.option_number)
-    planned = planned_games(config)
+    planned = tournament_format(config.format).planned_games(config)
     if planned > caps.scheduled_games:
         raise ConfigError(
             f"this configuration schedules up to {planned} games; at most "

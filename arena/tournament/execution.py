@@ -8,8 +8,8 @@ Chunks are sized from the measured game time so that per-task overhead stays sma
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import json
 import os
 import signal
 import socket
@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.runner import CRASH, TimeControl, play_game
+from arena.play.records import new_record
+from arena.play.results import PlannedGame, PlayedGame
+from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
-from arena.tournament.scheduling import PlannedGame
 from bots.base import Bot
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 TARGET_CHUNK_SECONDS = 0.5
@@ -47,24 +49,6 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
-
-
-@dataclass(frozen=True)
-class PlayedGame:
-    """A finished game as a worker reports it."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]
-    status: str  # ok | forfeit | error
-    returns: tuple[float, ...]
-    ranking: tuple[int, ...]
-    termination: str
-    offender: int | None
-    reason: str | None
-    record: str
-    duration: float
-    worker: str
 
 
 @dataclass
@@ -103,31 +87,27 @@ def play_planned_game(context: TournamentContext, planned: PlannedGame) -> Playe
         try:
             bots.append(_bot_for(context, bot_id, seat))
         except BotLoadError as exc:
-            return forfeited_game(context, planned, seat, CRASH, str(exc))
+            return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
     try:
         record = play_game(state, bots, players=labels, time_control=context.time_control)
     except Exception as exc:  # an engine bug must not take the tournament down
-        return _error_game(context, planned, labels, repr(exc), started)
-    outcome = record.outcome
-    forfeit = outcome.get("offender") is not None
-    return PlayedGame(
-        index=planned.index,
-        seed=planned.seed,
-        seats=planned.seats,
-        status="forfeit" if forfeit else "ok",
-        returns=tuple(outcome["returns"]),
-        ranking=tuple(outcome["ranking"]),
-        termination=outcome["termination"],
-        offender=outcome.get("offender"),
-        reason=outcome.get("reason"),
-        record=record.model_dump_json(),
-        duration=record.duration or 0.0,
-        worker=worker_name(),
-    )
+        return PlayedGame.host_error(
+            planned,
+            game=context.game,
+            players=labels,
+            message=repr(exc),
+            duration=time.perf_counter() - started,
+            worker=worker_name(),
+        )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def forfeited_game(
-    context: TournamentContext, planned: PlannedGame, seat: int, reason: str, message: str
+    context: TournamentContext,
+    planned: PlannedGame,
+    seat: int,
+    reason: ForfeitReason,
+    message: str,
 ) -> PlayedGame:
     """A game ``seat`` forfeits before its first move (its bot failed to load, or was
     suspended); the record holds the deal and no actions."""
@@ -137,62 +117,14 @@ def forfeited_game(
         seed=planned.seed, seats=len(planned.seats), options=context.options
     )
     outcome = game.forfeit_outcome(state, seat, reason)
-    record = {
-        "format": "arena-record/1",
-        "game": game.name,
-        "options": game.options_to_dict(state.options),
-        "seats": len(planned.seats),
-        "seed": planned.seed,
-        "players": [context.bots[bot_id].label for bot_id in planned.seats],
-        "deal": dict(state.deal()),
-        "actions": [],
-        "outcome": {**outcome.to_dict(), "details": {"message": message[:500]}},
-        "duration": time.perf_counter() - started,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "forfeit",
-        outcome.returns,
-        outcome.ranking,
-        outcome.termination,
-        seat,
-        reason,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
+    record = new_record(
+        state,
+        players=[context.bots[bot_id].label for bot_id in planned.seats],
+        deal=state.deal(),
+        outcome=dataclasses.replace(outcome, details={"message": message[:500]}),
+        duration=time.perf_counter() - started,
     )
-
-
-def _error_game(
-    context: TournamentContext,
-    planned: PlannedGame,
-    labels: list[str],
-    message: str,
-    started: float,
-) -> PlayedGame:
-    seats = len(planned.seats)
-    record = {
-        "error": message[:2000],
-        "game": context.game,
-        "seed": planned.seed,
-        "players": labels,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "error",
-        (0.0,) * seats,
-        (1,) * seats,
-        "error",
-        None,
-        None,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
-    )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def play_chunk(context: TournamentContext, games: Sequence[PlannedGame]) -> ChunkResult:

@@ -27,7 +27,7 @@ from arena.store.bots import (
     remove_bot,
 )
 from arena.store.db import session_scope
-from arena.store.models import Account, BotVersion
+from arena.store.models import Account, BotVersion, TournamentStatus
 from arena.store.models import Tournament as TournamentRow
 from arena.tournament.config import TournamentConfig, check_caps, validate_config
 from arena.tournament.driver import cancel_tournament, create_tournament
@@ -62,7 +62,6 @@ from arena.web.uploads import (
     read_archive,
     read_capped,
 )
-from arena.web.worker import QUEUED
 from engines.errors import GameError
 from engines.registry import get_game
 
@@ -401,7 +400,7 @@ def list_tournaments(
     status: Annotated[
         str | None,
         Query(
-            pattern="^(queued|pending|running|interrupted|completed|cancelled|failed)$",
+            pattern=f"^({'|'.join(TournamentStatus)})$",
             description="only tournaments in this state",
         ),
     ] = None,
@@ -572,13 +571,12 @@ def queue_tournament(
     config = check_web_config(data, ctx)
     with session_scope(ctx.engine) as session:
         admit(session, account, QUEUE_TOURNAMENT, ctx.settings.rate_limit)
-    tournament_id = create_tournament(ctx.engine, config, "body")
+    # One transaction: a failure on the way leaves no tournament that no worker takes
+    # and no owner can cancel. (The rate limit above counts rejected requests too.)
     with session_scope(ctx.engine) as session:
-        row = session.get(TournamentRow, tournament_id)
-        assert row is not None
-        row.status = QUEUED
-        row.owner_id = account.id
-        session.add(row)
+        tournament_id = create_tournament(
+            session, config, "body", status=TournamentStatus.QUEUED, owner_id=account.id
+        )
     response.headers["Location"] = f"/api/tournaments/{tournament_id}"
     return queries.tournament_detail(ctx.engine, tournament_id)
 
@@ -597,7 +595,8 @@ def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.Tourna
         raise NotFoundError(f"no tournament {tournament_id}")
     if row.owner_id is None or row.owner_id != account.id:
         raise ForbiddenError(f"tournament {tournament_id} was not queued by this token")
-    cancel_tournament(ctx.engine, tournament_id)
+    with session_scope(ctx.engine) as session:
+        cancel_tournament(session, tournament_id)
     return queries.tournament_detail(ctx.engine, tournament_id)
 
 
