@@ -8,36 +8,30 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
-from sqlmodel import Session, col, select
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.report.build import ReportError, tournament_report
-from arena.report.format import render_text
-from arena.store.games import count_stored, get_tournament
-from arena.store.models import Tournament
-from arena.tournament.config import FORMATS as TOURNAMENT_TYPES
-from arena.tournament.config import config_source, load_config, read_config_file
-from arena.tournament.driver import (
-    INTERRUPTED,
-    RunSummary,
-    TournamentRunner,
-    cancel_tournament,
-    create_tournament,
-)
-from arena.tournament.progress import DEFAULT_RATING_INTERVAL
+
+if TYPE_CHECKING:
+    from arena.tournament.driver import RunSummary
 
 app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_args_is_help=True)
 
 EXIT_INTERRUPTED = 130
+# Named here so that the help needs no import of the tournament package; a test keeps
+# them equal to arena.tournament's.
+TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+DEFAULT_RATING_INTERVAL = 100
 
 
 def _report_run(summary: RunSummary, output: str = "text") -> None:
+    from arena.tournament.driver import INTERRUPTED
+
     if output == "json":
         data = {**dataclasses.asdict(summary), "games_per_second": summary.games_per_second}
         console.out(json.dumps(data, indent=1), highlight=False)
@@ -201,6 +195,9 @@ def run(
 
     The first bot of a sprt tournament is the candidate: the test reads from its side.
     """
+    from arena.tournament.config import config_source, load_config, read_config_file
+    from arena.tournament.driver import TournamentRunner, create_tournament
+
     output = _output_format(fmt)
     config_file, sprt_settings = _split_arguments(arguments or [], sprt)
     if sprt is not None and type_ not in (None, "sprt"):
@@ -247,6 +244,8 @@ def resume(
     db: DbOption = None,
 ) -> None:
     """Play exactly the scheduled games not stored yet (after a kill, Ctrl-C or failure)."""
+    from arena.tournament.driver import TournamentRunner
+
     engine = database(db)
     runner = TournamentRunner(
         engine,
@@ -263,6 +262,11 @@ def resume(
 @app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List tournaments, newest first."""
+    from sqlmodel import Session, col, select
+
+    from arena.store.games import count_stored
+    from arena.store.models import Tournament
+
     engine = database(db)
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).order_by(col(Tournament.id).desc())).all()
@@ -289,6 +293,12 @@ def list_command(db: DbOption = None) -> None:
 def show(tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None) -> None:
     """Show a tournament: configuration, progress and standings (counted as
     `arena report` counts; without the ratings)."""
+    from sqlmodel import Session
+
+    from arena.report.build import ReportError, tournament_report
+    from arena.report.format import render_text
+    from arena.store.games import get_tournament
+
     engine = database(db)
     try:
         report = tournament_report(engine, tournament_id, ratings=False)
@@ -310,6 +320,8 @@ def cancel(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None
 ) -> None:
     """Cancel a tournament; a running driver stops at its next write."""
+    from arena.tournament.driver import cancel_tournament
+
     engine = database(db)
     cancel_tournament(engine, tournament_id)
     console.print(f"tournament {tournament_id} cancelled")
@@ -322,6 +334,9 @@ def demo(
     """Run the embedded demo tournament and print its report."""
     from arena.cli.demo import DEMO_CONFIG
     from arena.cli.report import emit
+    from arena.report.build import tournament_report
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import TournamentRunner, create_tournament
 
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})

@@ -12,12 +12,11 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
-from sqlmodel import Session
 
 from arena.cli.common import DbOption, database
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.store.db import ENV_VAR, resolve_url, session_scope
+from arena.store.location import ENV_VAR, resolve_url
 
 WORKER_STOP_SECONDS = 30.0
 
@@ -129,6 +128,7 @@ def add_user(
     db: DbOption = None,
 ) -> None:
     """Create an account and print its token (shown once; only its hash is stored)."""
+    from arena.store.db import session_scope
     from arena.web.accounts import create_account
 
     engine = database(db)
@@ -147,6 +147,7 @@ def new_user_token(
     db: DbOption = None,
 ) -> None:
     """Give an account a new token (the old one stops working) and print it."""
+    from arena.store.db import session_scope
     from arena.web.accounts import new_token
 
     engine = database(db)
@@ -158,7 +159,7 @@ def new_user_token(
 @users_app.command("list")
 def list_users(db: DbOption = None) -> None:
     """List the accounts and how many bots and tournaments each owns."""
-    from sqlmodel import func, select
+    from sqlmodel import Session, func, select
 
     from arena.store.models import BotVersion, Tournament
     from arena.web.accounts import list_accounts
