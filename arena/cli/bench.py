@@ -96,7 +96,7 @@ def tournament(
         typer.Option("--bot", "-b", help="participants (default: two random bots)"),
     ] = None,
     games: Annotated[int, typer.Option(help="games per pairing")] = 10_000,
-    executor: Annotated[str, typer.Option(help="ray | local")] = "ray",
+    executor: Annotated[str, typer.Option(help="ray | local | auto")] = "ray",
     workers: Annotated[
         list[int] | None, typer.Option(help="worker counts to compare (repeatable)")
     ] = None,

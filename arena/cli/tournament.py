@@ -27,6 +27,10 @@ EXIT_INTERRUPTED = 130
 # them equal to arena.tournament's.
 TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
 DEFAULT_RATING_INTERVAL = 100
+EXECUTOR_HELP = (
+    "auto (default: here, unless Ray's start pays for itself) | ray | local; "
+    "the run says which played and why"
+)
 
 
 def _report_run(summary: RunSummary, output: str = "text") -> None:
@@ -171,7 +175,7 @@ def run(
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     workers: Annotated[
         int | None, typer.Option(help="worker processes (default: all cores)")
     ] = None,
@@ -236,7 +240,7 @@ def run(
 def resume(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")],
     executor: Annotated[
-        str | None, typer.Option(help="ray | local (default: as configured)")
+        str | None, typer.Option(help="auto | ray | local (default: as configured)")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
     ray_address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
@@ -328,7 +332,7 @@ def cancel(
 
 
 def demo(
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     db: Annotated[str | None, typer.Option("--db", help="database (default: demo.db here)")] = None,
 ) -> None:
     """Run the embedded demo tournament and print its report."""

@@ -27,7 +27,9 @@ users_app = typer.Typer(
 
 ExecutorOption = Annotated[
     str | None,
-    typer.Option(help="run queued tournaments with this executor: ray | local (default: theirs)"),
+    typer.Option(
+        help="run queued tournaments with this executor: auto | ray | local (default: theirs)"
+    ),
 ]
 
 
@@ -60,8 +62,8 @@ def serve(
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
-    if executor is not None and executor not in ("ray", "local"):
-        raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    if executor is not None and executor not in ("auto", "ray", "local"):
+        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
     web_settings = load_settings(settings) if settings is not None else None
     url = resolve_url(db)
     if allow_weak_sandbox:
@@ -114,8 +116,8 @@ def worker(
 
     if not poll > 0:
         raise ArenaError(f"--poll must be positive, not {poll!r}")
-    if executor is not None and executor not in ("ray", "local"):
-        raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    if executor is not None and executor not in ("auto", "ray", "local"):
+        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
     engine = database(db)
     error_console.print("worker: waiting for queued tournaments")
     ran = run_worker(engine, poll_seconds=poll, executor=executor, once=once, console=console)
