@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import typer
 from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
@@ -23,56 +22,56 @@ from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 ALWAYS_HEAVY = ("ray", "scipy", "numpy", "matplotlib", "alembic", "fastapi", "uvicorn")
 DATABASE = ("sqlalchemy", "sqlmodel")
 
-# Runs a command in this interpreter, then prints the heavy modules it loaded.
+# Imports the command line, then runs commands one after the other in this interpreter;
+# prints the heavy modules loaded after the import, then after all the commands (modules
+# only accumulate, so none loaded at the end means none loaded by any command).
 PROBE = """
 import sys
+
+def loaded():
+    return " ".join(sorted(name for name in {heavy!r} if name in sys.modules))
+
 from arena.cli import main
-sys.argv = ["arena", *sys.argv[1:]]
-try:
-    main()
-except SystemExit as exc:
-    assert not exc.code, exc.code
-heavy = {heavy!r}
-print(" ".join(sorted(name for name in heavy if name in sys.modules)))
+print(loaded())
+for command in {commands!r}:
+    sys.argv = ["arena", *command]
+    try:
+        main()
+    except SystemExit as exc:
+        assert not exc.code, (command, exc.code)
+print(loaded())
 """
 
 
-def loaded_modules(*args: str, heavy: tuple[str, ...], cwd: Path) -> list[str]:
+def loaded_modules(
+    *commands: tuple[str, ...], heavy: tuple[str, ...], cwd: Path
+) -> tuple[list[str], list[str]]:
+    """The heavy modules loaded by importing arena.cli, and then by the commands."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=heavy), *args],
+        [sys.executable, "-c", PROBE.format(heavy=heavy, commands=commands)],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout.split("\n")[-2].split()
+    lines = result.stdout.splitlines()
+    return lines[0].split(), lines[-1].split()
 
 
-def test_importing_the_command_line_loads_nothing_heavy(tmp_path: Path) -> None:
-    code = (
-        "import sys, arena.cli; "
-        f"print(sorted(name for name in {ALWAYS_HEAVY + DATABASE!r} if name in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
-
-
-@pytest.mark.parametrize(
-    "args", [("--help",), ("games",), ("tournament", "run", "--help"), ("bench", "--help")]
-)
-def test_help_and_games_load_nothing_heavy(args: tuple[str, ...], tmp_path: Path) -> None:
-    assert loaded_modules(*args, heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path) == []
+def test_importing_the_command_line_help_and_games_load_nothing_heavy(tmp_path: Path) -> None:
+    commands = [("--help",), ("games",), ("tournament", "run", "--help"), ("bench", "--help")]
+    imported, ran = loaded_modules(*commands, heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path)
+    assert imported == ran == []
 
 
 def test_listing_bots_loads_the_database_but_not_alembic_ray_or_scipy(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     open_database(db).dispose()  # migrated: opening it again needs no Alembic
-    loaded = loaded_modules("bots", "list", "--db", db, heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path)
-    assert loaded == sorted(DATABASE)
+    _, ran = loaded_modules(
+        ("bots", "list", "--db", db), heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path
+    )
+    assert ran == sorted(DATABASE)
 
 
 def test_the_names_the_command_line_keeps_for_its_help_match_their_sources() -> None:

@@ -20,7 +20,8 @@ from tests.waiting import wait_until
 runner = CliRunner()
 SLOW = "mcts:iterations=40"
 SLOWER = "mcts:iterations=400"
-pytestmark = pytest.mark.xdist_group("subprocess")
+# Fault injection: kills drivers and Ray workers mid-run.
+pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
 
 
 def arena_in_process(db: str, *args: str) -> tuple[int, str, str]:

@@ -16,7 +16,8 @@ import sqlalchemy as sa
 from arena.store.db import open_database
 from tests.waiting import GENEROUS_SECONDS
 
-pytestmark = pytest.mark.xdist_group("subprocess")
+# Starts a Ray cluster.
+pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
 
 
 def free_port() -> int:

@@ -29,6 +29,20 @@ CASES = [
     for game in all_games()
     for seats in game.seat_counts
 ]
+LONG_GAMES = {"kardinal", "kings_corner"}
+"""Games whose seeded playouts take up to seconds each."""
+LONG_CASES = [
+    pytest.param(
+        game,
+        seats,
+        id=f"{game.name}-{seats}",
+        marks=[pytest.mark.slow] if game.name in LONG_GAMES else [],
+    )
+    for game in all_games()
+    for seats in game.seat_counts
+]
+"""The cases of the costliest checks: those of long games run in `make test`, not in
+`make test-fast`."""
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 
 
@@ -129,7 +143,7 @@ def test_legal_actions_unique_ordered_and_present_until_the_end(
             assert state.outcome() is None
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_action_text_round_trips(game: Game, seats: int, seed: int) -> None:
@@ -148,7 +162,7 @@ def test_malformed_action_text_is_rejected(game: Game, seats: int) -> None:
             game.parse_action(text)
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_clones_are_independent(game: Game, seats: int, seed: int) -> None:
@@ -164,7 +178,7 @@ def test_clones_are_independent(game: Game, seats: int, seed: int) -> None:
     assert before == after
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, seed: int) -> None:
@@ -189,7 +203,7 @@ def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, s
         final.apply_action(next(iter(every_action)))
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_record_replay_reproduces_outcome_and_observations(
@@ -217,7 +231,7 @@ def test_record_replay_reproduces_outcome_and_observations(
     assert record.outcome == state.outcome().to_dict()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_observations_are_json_data(game: Game, seats: int, seed: int) -> None:
@@ -228,7 +242,7 @@ def test_observations_are_json_data(game: Game, seats: int, seed: int) -> None:
             assert json.loads(json.dumps(observation)) == observation
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @settings(max_examples=8)
 @given(seed=seeds)
 def test_determinisation_agrees_with_the_observation(game: Game, seats: int, seed: int) -> None:

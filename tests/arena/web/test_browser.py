@@ -36,6 +36,7 @@ pytestmark = [
         not CHROMIUM.exists(), reason="needs Debian's chromium (.ci/run installs it)"
     ),
     pytest.mark.xdist_group("browser"),
+    pytest.mark.slow,  # a live server and a browser
 ]
 
 

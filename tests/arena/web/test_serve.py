@@ -17,7 +17,8 @@ from tests.arena.web.conftest import make_account
 from tests.arena.web.test_browser import free_port
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.xdist_group("browser")
+# A live server and its worker in processes of their own.
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.slow]
 
 
 def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ from tests.arena.web.conftest import Web
 from tests.arena.web.test_queue import QUIET
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.xdist_group("worker")
+# Worker processes running sandboxed bots that stall.
+pytestmark = [pytest.mark.xdist_group("worker"), pytest.mark.slow]
 
 STALLER = """
 import time
@@ -151,6 +152,7 @@ def test_a_worker_stopped_just_after_a_cancel_leaves_it_cancelled(
     assert_stays_cancelled(web, engine, url)
 
 
+@pytest.mark.slow  # starts Ray
 def test_with_ray_a_cancel_kills_the_bots_and_a_stop_requeues(
     web: Web, worker: subprocess.Popen[bytes], db_url: str
 ) -> None:
