@@ -474,12 +474,12 @@ class AutoExecutor:
         estimate = left * per_game
         work = f"{left} more games ≈ {estimate:.1f} s of play here"
         if _ray_running():
-            start, cost = 0.0, "Ray is running already"
+            start, cost = 0.0, "the running Ray"
         else:
-            start, cost = RAY_START_SECONDS, f"Ray's start takes ~{RAY_START_SECONDS:g} s"
+            start, cost = RAY_START_SECONDS, f"Ray's start (~{RAY_START_SECONDS:g} s)"
         pays = ray_pays(estimate, cores, start)
         verdict = "pays" if pays else "would not pay"
-        self._choose("ray" if pays else "local", f"auto: {work}; {cost}; {cores} workers {verdict}")
+        self._choose("ray" if pays else "local", f"auto: {work}; {cost} {verdict} on {cores} cores")
 
     def _choose(self, kind: str, why: str) -> None:
         if kind == "ray" and self.ray is None:
