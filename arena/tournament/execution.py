@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import sys
 import threading
 import time
@@ -41,7 +42,10 @@ RAY_START_SECONDS = 5.0
 ``ray.init`` (about 2.5 s on a quiet 2-core machine, docs/benchmarks.md) and each
 worker's first import of the engines and bots."""
 PROBE_SECONDS = 0.5
-"""The auto executor plays this long locally, one game at a time, before it decides."""
+PROBE_GAMES = 3
+"""The auto executor plays this long, and this many games at least, locally and one
+game at a time before it decides; it decides at once when the probe has cost as much as
+Ray's start."""
 
 
 class ExecutionError(ArenaError):
@@ -392,6 +396,12 @@ def ray_pays(seconds: float, cores: int, start_seconds: float) -> bool:
     return cores > 1 and seconds * (1 - 1 / cores) > start_seconds
 
 
+def estimated_seconds(game_seconds: Sequence[float], games: int) -> float:
+    """What ``games`` more games take on one core, judged by the median of the games
+    measured: the first game of a run also loads its bots and is no guide."""
+    return games * statistics.median(game_seconds) if game_seconds else 0.0
+
+
 def _ray_running() -> bool:
     ray = sys.modules.get("ray")
     return ray is not None and bool(ray.is_initialized())
@@ -413,7 +423,7 @@ class AutoExecutor:
     announce: Callable[[str], None] = lambda line: None
     local: LocalExecutor = field(default_factory=LocalExecutor)
     ray: RayExecutor | None = None
-    games: int = 0
+    game_seconds: list[float] = field(default_factory=list)
     seconds: float = 0.0
     chosen: str | None = None
 
@@ -445,11 +455,13 @@ class AutoExecutor:
     def _probe(
         self, context: TournamentContext, games: Iterator[PlannedGame], handle: ResultHandler
     ) -> int | None:
-        """Play games here one at a time until :data:`PROBE_SECONDS` of play (and one
-        game at least) are measured over this and earlier runs; the games played, None
-        when ``handle`` asked to stop."""
+        """Play games here one at a time until :data:`PROBE_SECONDS` of play and
+        :data:`PROBE_GAMES` games are measured over this and earlier runs (or the probe
+        has cost Ray's start); the games played, None when ``handle`` asked to stop."""
         played = 0
-        while self.games == 0 or self.seconds < PROBE_SECONDS:
+        while self.seconds < RAY_START_SECONDS and (
+            len(self.game_seconds) < PROBE_GAMES or self.seconds < PROBE_SECONDS
+        ):
             planned = next(games, None)
             if planned is None:
                 break
@@ -462,7 +474,8 @@ class AutoExecutor:
         return played
 
     def _observe(self, result: ChunkResult) -> None:
-        self.games += len(result.games)
+        if result.games:
+            self.game_seconds += [result.seconds / len(result.games)] * len(result.games)
         self.seconds += result.seconds
 
     def _decide(self, probed: int, left: int) -> None:
@@ -470,8 +483,7 @@ class AutoExecutor:
             self._choose("local", f"auto: all {probed} games played here in {self.seconds:.1f} s")
             return
         cores = min(self.workers or os.cpu_count() or 1, os.cpu_count() or 1)
-        per_game = self.seconds / self.games if self.games else 0.0
-        estimate = left * per_game
+        estimate = estimated_seconds(self.game_seconds, left)
         work = f"{left} more games ≈ {estimate:.1f} s of play here"
         if _ray_running():
             start, cost = 0.0, "the running Ray"
@@ -486,7 +498,8 @@ class AutoExecutor:
             self.local.close()  # its bots (and their sandboxes) are not needed any more
             self.ray = RayExecutor(workers=self.workers, address=self.address)
             # The first chunks are sized from the games played here.
-            self.ray.sizer.games, self.ray.sizer.seconds = self.games, self.seconds
+            self.ray.sizer.games = len(self.game_seconds)
+            self.ray.sizer.seconds = self.seconds
         if kind != self.chosen:
             self.announce(f"executor: {kind} ({why})")
         self.chosen = kind
