@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
-from sqlmodel import Session
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console
@@ -15,17 +14,6 @@ from arena.errors import ArenaError
 from arena.players.loader import BUILTIN, COMMAND, BotSource, command_files
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.players.submission import check_submission
-from arena.store.bots import (
-    add_bot,
-    builtin_source,
-    command_source,
-    find_bot,
-    games_played,
-    list_bots,
-    python_source,
-    remove_bot,
-)
-from arena.store.db import session_scope
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -64,6 +52,9 @@ def add(
     """Register a bot (or a new version of it). A --python or --cmd bot must first pass
     the submission check: start, handshake and one legal move on a sample position.
     Its code is stored (a --cmd bot's files too): tournaments never read your files."""
+    from arena.store.bots import add_bot, builtin_source, command_source, python_source
+    from arena.store.db import session_scope
+
     chosen = [
         flag
         for flag, value in (("--builtin", builtin), ("--python", python), ("--cmd", cmd))
@@ -122,6 +113,10 @@ def list_command(
     db: DbOption = None,
 ) -> None:
     """List registered bot versions."""
+    from sqlmodel import Session
+
+    from arena.store.bots import games_played, list_bots
+
     engine = database(db)
     with Session(engine) as session:
         bots = list_bots(session, game=game, include_retired=all_versions)
@@ -153,6 +148,10 @@ def show(
     db: DbOption = None,
 ) -> None:
     """Show one bot version: kind, entry, parameters, code hash, games played."""
+    from sqlmodel import Session
+
+    from arena.store.bots import find_bot, games_played
+
     engine = database(db)
     with Session(engine) as session:
         bot = find_bot(session, reference, game=game)
@@ -179,6 +178,9 @@ def remove(
 ) -> None:
     """Retire a bot version (or all versions of a name): it leaves listings and new
     tournaments; its stored games and ratings stay."""
+    from arena.store.bots import remove_bot
+    from arena.store.db import session_scope
+
     engine = database(db)
     with session_scope(engine) as session:
         retired = [bot.label for bot in remove_bot(session, reference, game=game)]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy.engine import Engine
 
 from arena.errors import ArenaError
-from arena.store.db import ENV_VAR, open_database
+from arena.store.location import ENV_VAR
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 DbOption = Annotated[
     str | None,
@@ -24,6 +26,8 @@ DbOption = Annotated[
 
 def database(url: str | None) -> Engine:
     """Open (and migrate) the database; raises StorageError with a clear message."""
+    from arena.store.db import open_database
+
     return open_database(url)
 
 

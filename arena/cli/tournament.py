@@ -8,36 +8,34 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
-from sqlmodel import Session, col, select
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.report.build import ReportError, record_final_ratings, tournament_report
-from arena.report.format import render_text
-from arena.store.db import session_scope
-from arena.store.games import count_stored, get_tournament
-from arena.store.models import Tournament, TournamentStatus
-from arena.tournament.config import FORMATS as TOURNAMENT_TYPES
-from arena.tournament.config import config_source, load_config, read_config_file
-from arena.tournament.driver import (
-    RunSummary,
-    TournamentRunner,
-    cancel_tournament,
-    create_tournament,
-)
-from arena.tournament.progress import DEFAULT_RATING_INTERVAL
+
+if TYPE_CHECKING:
+    from arena.tournament.driver import RunSummary
 
 app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_args_is_help=True)
 
 EXIT_INTERRUPTED = 130
+# Named here so that the help needs no import of the tournament package; a test keeps
+# them equal to arena.tournament's.
+TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+DEFAULT_RATING_INTERVAL = 100
+EXECUTOR_HELP = (
+    "auto (default: here, unless Ray's start pays for itself) | ray | local; "
+    "the run says which played and why"
+)
 
 
 def _report_run(summary: RunSummary, output: str = "text") -> None:
+    from arena.store.models import TournamentStatus
+
     if output == "json":
         data = {**dataclasses.asdict(summary), "games_per_second": summary.games_per_second}
         console.out(json.dumps(data, indent=1), highlight=False)
@@ -177,7 +175,7 @@ def run(
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     workers: Annotated[
         int | None, typer.Option(help="worker processes (default: all cores)")
     ] = None,
@@ -201,6 +199,11 @@ def run(
 
     The first bot of a sprt tournament is the candidate: the test reads from its side.
     """
+    from arena.report.build import record_final_ratings
+    from arena.store.db import session_scope
+    from arena.tournament.config import config_source, load_config, read_config_file
+    from arena.tournament.driver import TournamentRunner, create_tournament
+
     output = _output_format(fmt)
     config_file, sprt_settings = _split_arguments(arguments or [], sprt)
     if sprt is not None and type_ not in (None, "sprt"):
@@ -246,7 +249,7 @@ def run(
 def resume(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")],
     executor: Annotated[
-        str | None, typer.Option(help="ray | local (default: as configured)")
+        str | None, typer.Option(help="auto | ray | local (default: as configured)")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
     ray_address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
@@ -254,6 +257,9 @@ def resume(
     db: DbOption = None,
 ) -> None:
     """Play exactly the scheduled games not stored yet (after a kill, Ctrl-C or failure)."""
+    from arena.report.build import record_final_ratings
+    from arena.tournament.driver import TournamentRunner
+
     engine = database(db)
     runner = TournamentRunner(
         engine,
@@ -271,6 +277,11 @@ def resume(
 @app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List tournaments, newest first."""
+    from sqlmodel import Session, col, select
+
+    from arena.store.games import count_stored
+    from arena.store.models import Tournament
+
     engine = database(db)
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).order_by(col(Tournament.id).desc())).all()
@@ -297,6 +308,12 @@ def list_command(db: DbOption = None) -> None:
 def show(tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None) -> None:
     """Show a tournament: configuration, progress and standings (counted as
     `arena report` counts; without the ratings)."""
+    from sqlmodel import Session
+
+    from arena.report.build import ReportError, tournament_report
+    from arena.report.format import render_text
+    from arena.store.games import get_tournament
+
     engine = database(db)
     try:
         report = tournament_report(engine, tournament_id, ratings=False)
@@ -318,6 +335,9 @@ def cancel(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None
 ) -> None:
     """Cancel a tournament; a running driver stops at its next write."""
+    from arena.store.db import session_scope
+    from arena.tournament.driver import cancel_tournament
+
     engine = database(db)
     with session_scope(engine) as session:
         cancel_tournament(session, tournament_id)
@@ -325,12 +345,16 @@ def cancel(
 
 
 def demo(
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     db: Annotated[str | None, typer.Option("--db", help="database (default: demo.db here)")] = None,
 ) -> None:
     """Run the embedded demo tournament and print its report."""
     from arena.cli.demo import DEMO_CONFIG
     from arena.cli.report import emit
+    from arena.report.build import record_final_ratings, tournament_report
+    from arena.store.db import session_scope
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import TournamentRunner, create_tournament
 
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})

@@ -151,6 +151,8 @@ class RunSummary:
     played_now: int
     seconds: float
     message: str | None = None
+    executor: str | None = None
+    """The executor that played, and why (``local (auto: …)``)."""
 
     @property
     def games_per_second(self) -> float:
@@ -245,6 +247,7 @@ class TournamentRunner:
         self.rating_interval = rating_interval
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
+        self.executor_choice: str | None = None
 
     def context(self) -> TournamentContext:
         return TournamentContext(
@@ -312,7 +315,12 @@ class TournamentRunner:
         scheduler = self.format.scheduler(self.config, list(self.bots), test)
         stored_before = self._stored()
         buffer = self._buffer(stored_before, test)
-        executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
+        executor = make_executor(
+            self.executor_kind,
+            workers=self.workers,
+            address=self.ray_address,
+            announce=self._announce_executor,
+        )
         stop_reason: str | None = None
         display = ProgressDisplay(
             self.console,
@@ -361,6 +369,10 @@ class TournamentRunner:
                 executor.close()
         display.final(buffer.statistics)
         return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
+
+    def _announce_executor(self, line: str) -> None:
+        self.executor_choice = line.removeprefix("executor: ")
+        self.console.print(line, markup=False, highlight=False)
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots
@@ -435,7 +447,7 @@ class TournamentRunner:
             return not over()
 
         buffer.played_now = 0
-        executor.run(context, feed(), handle)
+        executor.run(context, feed(), handle, expected=len(pending))
         buffer.flush()
         display.update(
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
@@ -495,6 +507,7 @@ class TournamentRunner:
             played_now=stored - stored_before,
             seconds=time.monotonic() - started,
             message=message,
+            executor=self.executor_choice,
         )
 
 
