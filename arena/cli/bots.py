@@ -54,7 +54,13 @@ def add(
         ),
     ] = None,
     param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="bot parameter KEY=VALUE: a built-in kind's (`arena bots kinds GAME`), or "
+            "given to a --python bot's constructor and a --cmd bot's new_game message",
+        ),
     ] = None,
     check_time: Annotated[
         float, typer.Option(help="seconds the submission check gives the bot per step")
@@ -79,9 +85,7 @@ def add(
     elif python is not None:
         source = python_source(python, params)
     else:
-        if params:
-            raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
-        source = command_source(cmd or "", also=file or [])
+        source = command_source(cmd or "", also=file or [], params=params)
     if source.kind != BUILTIN:
         _check_submission(source, game, name, check_time)
     engine = database(db)
@@ -113,6 +117,28 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
             highlight=False,
         )
     console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
+
+
+@app.command("kinds")
+def kinds(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="see `arena games`")],
+) -> None:
+    """List the built-in bot kinds of a game with every parameter: its type, default
+    and meaning. Give them as KIND:key=value,… (`-b mcts:iterations=500,seconds=0.2`)."""
+    from bots.registry import all_bot_kinds
+    from engines.registry import get_game
+
+    name = get_game(game).name
+    lines = [f"built-in bots for {name} (give parameters as KIND:key=value,…)"]
+    for kind in all_bot_kinds(name):
+        lines.append(f"\n{kind.name}: {kind.description}")
+        for spec in kind.param_specs():
+            default = "none" if spec.default is None else repr(spec.default)
+            meaning = spec.description
+            if spec.old_name is not None:
+                meaning += f" (old name {spec.old_name!r}: deprecated, still accepted)"
+            lines.append(f"  {spec.name:<12} {spec.type:<10} default {default:<11} {meaning}")
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("list")

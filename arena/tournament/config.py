@@ -250,8 +250,8 @@ class ConfigCaps:
         scheduled_games: games the whole tournament may schedule (adaptive budgets too).
         batch: games per batch of the ``elo`` and ``sprt`` formats.
         workers: ``workers``.
-        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` or
-            ``time_limit`` (seconds per move or per game of its own search).
+        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` (per
+            move or per game of its own search; ``time_limit``, its old name, too).
         seconds_per_game: ``time_per_game``.
         option_number: any numeric game option (``move_cap`` …).
         bot_iterations: a built-in bot's ``iterations``.
@@ -287,7 +287,7 @@ def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
             raise ValueError(f"{item.name} must be a positive number, not {value!r}")
 
 
-BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})
+BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})  # time_limit: seconds' old name
 
 
 def planned_games(config: TournamentConfig) -> int:
@@ -343,12 +343,13 @@ def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -
     if ":" not in reference:
         return
     try:
-        kind, raw = parse_bot_spec(reference)
-        params = get_bot_kind(kind, game).validate_params(raw)
+        kind_name, given = parse_bot_spec(reference)
+        kind = get_bot_kind(kind_name, game)
+        params = kind.validate_params(given)
     except UnknownBotError as exc:
         raise ConfigError(f"field {field!r}: {exc}") from None
-    for name in raw:
-        value = params[name]
+    for name in given:
+        value = params[dict(kind.renamed).get(name, name)]
         if not isinstance(value, int | float) or isinstance(value, bool):
             continue
         where = f"field {field!r}: {reference!r:.80}: parameter {name!r}"
