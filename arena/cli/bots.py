@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -26,6 +26,9 @@ from arena.store.bots import (
     remove_bot,
 )
 from arena.store.db import session_scope
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -178,7 +181,8 @@ def show(
     code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
     db: DbOption = None,
 ) -> None:
-    """Show one bot version: kind, entry, parameters, code hash, games played."""
+    """Show one bot version: kind, entry, parameters, code hash, games played, and its
+    forfeits: how many for each reason, the latest messages and its stderr's tail."""
     engine = database(db)
     with Session(engine) as session:
         bot = find_bot(session, reference, game=game)
@@ -191,8 +195,33 @@ def show(
         console.print(f"  code hash: {bot.code_hash}")
         console.print(f"  created:   {bot.created:%Y-%m-%d %H:%M:%S} UTC")
         console.print(f"  games:     {games_played(session, bot.id)}")
-        if code and bot.code:
-            console.print(bot.code, markup=False, highlight=False)
+        bot_id = bot.id
+        stored_code = bot.code if code else None
+    _show_forfeits(engine, bot_id)
+    if stored_code:
+        console.print(stored_code, markup=False, highlight=False)
+
+
+def _show_forfeits(engine: Engine, bot_id: int) -> None:
+    """The bot's forfeits by reason, the latest messages and its stderr tail."""
+    from arena.store.listing import bot_forfeits
+
+    summary = bot_forfeits(engine, bot_id)
+    if not summary.by_reason:
+        console.print("  forfeits:  none")
+        return
+    counts = ", ".join(f"{reason} {count}" for reason, count in summary.by_reason.items())
+    lines = [f"  forfeits:  {sum(summary.by_reason.values())} ({counts})", "  latest:"]
+    for forfeit in summary.latest:
+        lines.append(
+            f"    tournament {forfeit.tournament_id} game #{forfeit.index}: {forfeit.reason}: "
+            f"{forfeit.message}"
+        )
+    stderr = next((f.stderr for f in summary.latest if f.stderr), None)
+    if stderr is not None:
+        lines.append("  stderr (the end kept with its latest forfeit):")
+        lines.extend(f"    {line}" for line in stderr.split(" | "))
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("remove")

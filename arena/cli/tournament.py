@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -313,6 +314,116 @@ def cancel(
     engine = database(db)
     cancel_tournament(engine, tournament_id)
     console.print(f"tournament {tournament_id} cancelled")
+
+
+@app.command("games")
+def games_command(
+    tournament_id: Annotated[int, typer.Argument(metavar="ID")],
+    bot: Annotated[
+        str | None, typer.Option("--bot", "-b", metavar="NAME[@V]", help="only games it played")
+    ] = None,
+    result: Annotated[
+        str | None,
+        typer.Option(
+            metavar="RESULT",
+            help="win | loss | draw | forfeit (of --bot; without it: draw or forfeit games)",
+        ),
+    ] = None,
+    reason: Annotated[
+        str | None,
+        typer.Option(
+            metavar="REASON",
+            help="only forfeits for this reason (timeout, crash, illegal_action, …)",
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=0, help="show at most N games; 0: all")] = 100,
+    db: DbOption = None,
+) -> None:
+    """List a tournament's stored games: index, seed, each seat's bot with its result
+    and score, how the game ended (a forfeit's reason and seat) and its duration."""
+    from arena.store.bots import find_bot
+    from arena.store.listing import iter_games, seat_result
+    from arena.store.tally import bot_names
+
+    wanted = _seat_result(result)
+    engine = database(db)
+    with Session(engine) as session:
+        tournament = get_tournament(session, tournament_id)
+        bot_id = None if bot is None else find_bot(session, bot, game=tournament.game).id
+    shown = 0
+    labels: dict[int, str] = {}
+    for game in iter_games(engine, tournament_id, bot_id=bot_id, result=wanted, reason=reason):
+        if limit and shown >= limit:
+            console.print("… more games: raise --limit (0 shows all)", highlight=False)
+            break
+        missing = set(game.seats) - set(labels)
+        if missing:
+            labels.update(bot_names(engine, missing).labels)
+        players = []
+        for seat, bot_of_seat in enumerate(game.seats):
+            label = labels.get(bot_of_seat, str(bot_of_seat))
+            outcome = "error" if game.status == "error" else seat_result(game, seat).value
+            players.append(f"{label} {outcome} {game.returns[seat]:g}" if game.returns else label)
+        how = game.termination
+        if game.offender is not None:
+            how += f" ({game.reason} by seat {game.offender})"
+        console.print(
+            f"#{game.index:<5} seed {game.seed:<20} {', '.join(players)}  {how}  "
+            f"{game.duration:.2f} s",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        shown += 1
+    if not shown:
+        console.print("no stored games match", highlight=False)
+
+
+def _seat_result(text: str | None) -> Any:
+    from arena.store.listing import SeatResult
+
+    if text is None:
+        return None
+    try:
+        return SeatResult(text.strip().lower())
+    except ValueError:
+        raise ArenaError(
+            f"unknown result {text!r} (results: {', '.join(r.value for r in SeatResult)})"
+        ) from None
+
+
+@app.command("export")
+def export(
+    tournament_id: Annotated[int, typer.Argument(metavar="ID")],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", metavar="FILE", help="the JSON-lines file; - for stdout"),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Write every stored record of a tournament as JSON lines, one game per line, in
+    game order (docs/records.md). Streams a page at a time: any size."""
+    from arena.store.listing import iter_records
+
+    engine = database(db)
+    with Session(engine) as session:
+        get_tournament(session, tournament_id)
+    count = 0
+    if str(output) == "-":
+        for record in iter_records(engine, tournament_id):
+            sys.stdout.write(record + "\n")
+            count += 1
+        sys.stdout.flush()
+        error_console.print(f"wrote {count} records", highlight=False)
+        return
+    try:
+        with output.open("w", encoding="utf-8") as file:
+            for record in iter_records(engine, tournament_id):
+                file.write(record + "\n")
+                count += 1
+    except OSError as exc:
+        raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
+    console.print(f"wrote {count} records to {output}", markup=False, highlight=False)
 
 
 def demo(
