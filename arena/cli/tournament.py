@@ -178,6 +178,14 @@ def run(
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
+    deals: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="play the deals of this file (`arena deals make`)"),
+    ] = None,
+    deal_order: Annotated[
+        str | None,
+        typer.Option(metavar="ORDER", help="sequential (default) | random: the deals' order"),
+    ] = None,
     executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
     workers: Annotated[
         int | None, typer.Option(help="worker processes (default: all cores)")
@@ -216,6 +224,8 @@ def run(
         "seats": seats,
         "seed": seed,
         "name": name,
+        "deals": str(deals) if deals is not None else None,
+        "deal_order": deal_order,
         "executor": executor,
         "workers": workers,
         "ray_address": ray_address,

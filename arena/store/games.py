@@ -257,3 +257,17 @@ def fault_history(engine: Engine, tournament_id: int) -> list[PlayedGame]:
             PlayedGame(0, 0, tuple(seats), status, (), (), "", offender, reason, "", 0.0, "")
             for seats, offender, reason, status in connection.execute(query)
         ]
+
+
+def scheduled_seeds(engine: Engine, tournament_id: int) -> list[int]:
+    """The distinct deal seeds of the scheduled games, in the order of their first game."""
+    s = SCHEDULE_TABLE
+    first = sa.func.min(s.c.index)
+    query = (
+        sa.select(s.c.seed)
+        .where(s.c.tournament_id == tournament_id)
+        .group_by(s.c.seed)
+        .order_by(first)
+    )
+    with engine.connect() as connection:
+        return [int(seed) for (seed,) in connection.execute(query)]

@@ -87,6 +87,16 @@ class TournamentConfig(_Strict):
     seats: int | None = Field(default=None, description="seats per game (default: the game's)")
     seed: int = Field(default=1, ge=0, lt=2**63)
     options: dict[str, Any] = Field(default_factory=dict, description="game options")
+    deals: str | list[dict[str, Any]] | None = Field(
+        default=None,
+        description="a deal file (JSON lines, `arena deals make`): the deals to play; the "
+        "file is read when the tournament is created and its deals are stored with it",
+    )
+    deal_order: Literal["sequential", "random"] = Field(
+        default="sequential",
+        description="sequential: round r plays deal r (wrapping around); random: drawn "
+        "from the seed",
+    )
     time_per_move: float | None = Field(default=None, gt=0)
     time_per_game: float | None = Field(default=None, gt=0)
     max_crash_rate: float = Field(
@@ -147,11 +157,31 @@ class TournamentConfig(_Strict):
                 f"a {self.format} of {seats}-seat games needs at least {max(2, seats)} bots, "
                 f"got {len(self.bots)}"
             )
+        self._check_deals(game, seats)
         everyone = self.bots + self.candidates + self.opponents
         duplicates = sorted({b for b in everyone if everyone.count(b) > 1})
         if duplicates:
             raise ValueError(f"bots listed twice: {', '.join(duplicates)}")
         return self
+
+    def _check_deals(self, game: Any, seats: int) -> None:
+        """Raises ValueError for a deal file not read yet or a deal the game refuses."""
+        from arena.play.deals import MAX_DEALS, check_deal
+
+        if isinstance(self.deals, str):
+            raise ValueError(
+                "'deals' names a file, which only a configuration file or the command line "
+                "may name; give the deals themselves (a list of deal objects)"
+            )
+        if self.deals is None:
+            return
+        if not 1 <= len(self.deals) <= MAX_DEALS:
+            raise ValueError(f"'deals' holds 1 to {MAX_DEALS} deals, got {len(self.deals)}")
+        for number, deal in enumerate(self.deals, start=1):
+            try:
+                check_deal(game, deal, seats=seats, options=self.options)
+            except GameError as exc:
+                raise ValueError(f"deal {number} of 'deals': {exc}") from None
 
     @property
     def seat_count(self) -> int:
@@ -233,7 +263,35 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
             raise ConfigError(f"{source}: field 'options': {exc}") from None
         except GameError:
             pass  # an unknown game: validation below names it
+    if isinstance(data.get("deals"), str | Path) and isinstance(game, str):
+        data["deals"] = _read_deals(data, Path(data["deals"]), path, source)
     return validate_config(data, source)
+
+
+def _read_deals(
+    data: Mapping[str, Any], deals: Path, config_file: Path | None, source: str
+) -> list[dict[str, Any]] | str:
+    """The deals of the file ``deals`` names (relative to the configuration file).
+
+    Raises:
+        ConfigError: the file cannot be read or holds a bad deal (file and line named).
+    """
+    from arena.play.deals import DealFileError, read_deal_file
+
+    try:
+        game = get_game(str(data["game"]))
+        seats = data.get("seats")
+        seats = game.check_seats(seats if isinstance(seats, int) else game.default_seats)
+        options = game.parse_options(data.get("options"))
+    except GameError:
+        return str(deals)  # validation names the game, seats or options
+    path = deals.expanduser()
+    if config_file is not None and not path.is_absolute():
+        path = config_file.parent / path
+    try:
+        return read_deal_file(path, game, seats=seats, options=options)
+    except DealFileError as exc:
+        raise ConfigError(f"{source}: field 'deals': {exc}") from None
 
 
 # -- caps on configurations from the web ------------------------------------------------
@@ -322,6 +380,7 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     at_most("workers", config.workers, caps.workers)
     at_most("time_per_move", config.time_per_move, caps.seconds_per_move)
     at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
+    at_most("deals", len(config.deals or ()), caps.games_per_table)
     at_most("elo.batch", config.elo.batch, caps.batch)
     at_most("sprt.batch", config.sprt.batch, caps.batch)
     for name, value in config.options.items():

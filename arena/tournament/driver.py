@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.deals import DealOrder, deal_index
 from arena.play.runner import TimeControl
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
@@ -34,6 +35,7 @@ from arena.store.games import (
     read_status,
     schedule_games,
     schedule_state,
+    scheduled_seeds,
     set_status,
     store_games,
     unplayed_games,
@@ -280,7 +282,20 @@ class TournamentRunner:
             seats=self.config.seat_count,
             bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
             time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+            deals=self._deals_by_seed(),
         )
+
+    def _deals_by_seed(self) -> dict[int, dict[str, Any]]:
+        """With a deal file, the deal each scheduled deal seed plays: the k-th seed (in
+        the order of the schedule) the deal :func:`~arena.play.deals.deal_index` picks."""
+        deals = self.config.deals
+        if not isinstance(deals, list):
+            return {}
+        order = DealOrder(self.config.deal_order)
+        return {
+            seed: deals[deal_index(order, number, len(deals), self.config.seed)]
+            for number, seed in enumerate(scheduled_seeds(self.engine, self.tournament_id))
+        }
 
     def _sprt_test(self) -> PairedSprt | None:
         if self.config.format != "sprt":

@@ -25,6 +25,7 @@ from arena.play.runner import CRASH, TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
 from arena.tournament.scheduling import PlannedGame
 from bots.base import Bot
+from engines.core import State
 from engines.registry import get_game
 
 TARGET_CHUNK_SECONDS = 0.5
@@ -47,6 +48,23 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
+
+    def initial_state(self, planned: PlannedGame) -> State:
+        """The start of a planned game: its deal from the deal file, or shuffled from
+        its seed; the seed seeds the bots either way."""
+        game = get_game(self.game)
+        deal = self.deals.get(planned.seed)
+        if deal is None:
+            return game.new_initial_state(
+                seed=planned.seed, seats=len(planned.seats), options=self.options
+            )
+        state = game.state_from_deal(
+            deal, seats=len(planned.seats), options=game.parse_options(self.options)
+        )
+        state.seed = planned.seed
+        return state
 
 
 @dataclass(frozen=True)
@@ -92,12 +110,9 @@ def worker_name() -> str:
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
     """Play one planned game; bot failures become forfeits, engine failures ``error``."""
-    game = get_game(context.game)
     started = time.perf_counter()
     labels = [context.bots[bot_id].label for bot_id in planned.seats]
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     bots: list[Bot] = []
     for seat, bot_id in enumerate(planned.seats):
         try:
@@ -133,9 +148,7 @@ def forfeited_game(
     suspended); the record holds the deal and no actions."""
     started = time.perf_counter()
     game = get_game(context.game)
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     outcome = game.forfeit_outcome(state, seat, reason)
     record = {
         "format": "arena-record/1",
