@@ -165,7 +165,12 @@ def run(
     ] = None,
     bot: Annotated[
         list[str] | None,
-        typer.Option("--bot", "-b", help="a participant (NAME, NAME@V or a built-in kind)"),
+        typer.Option(
+            "--bot",
+            "-b",
+            help="a participant (NAME, NAME@V or a built-in kind), optionally with its own "
+            "time control after a space: 'mine@2 tc=5+0.1 st=0.5'",
+        ),
     ] = None,
     candidate: Annotated[list[str] | None, typer.Option(help="gauntlet: a bot under test")] = None,
     opponent: Annotated[list[str] | None, typer.Option(help="gauntlet: a bot of the field")] = None,
@@ -195,6 +200,14 @@ def run(
     ] = None,
     time_per_move: Annotated[float | None, typer.Option(help="seconds per move")] = None,
     time_per_game: Annotated[float | None, typer.Option(help="seconds per bot per game")] = None,
+    each: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TC",
+            help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
+            "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
+        ),
+    ] = None,
     rating_interval: RatingIntervalOption = DEFAULT_RATING_INTERVAL,
     fmt: Annotated[
         str,
@@ -231,6 +244,7 @@ def run(
         "ray_address": ray_address,
         "time_per_move": time_per_move,
         "time_per_game": time_per_game,
+        "each": each,
     }
     if sprt_settings:
         from_file = read_config_file(config_file).get("sprt", {}) if config_file else {}

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.play.runner import HostError, TimeControl
+from arena.play.time_control import CLOCK_INCREMENTS
 from arena.players.sandbox import (
     DEFAULT_LIMITS,
     SandboxedProcess,
@@ -244,7 +245,10 @@ class SubprocessBot(Bot):
         self.params = dict(params or {})
         self.limits = limits
         self.move_seconds = min(time_control.per_move or limits.move_seconds, FOREVER_SECONDS)
-        self.game_seconds = min(time_control.per_game or limits.game_seconds, FOREVER_SECONDS)
+        game = time_control.per_game or limits.game_seconds
+        # With an increment the clock grows; the CPU-time limit must let it.
+        game += CLOCK_INCREMENTS * time_control.increment
+        self.game_seconds = min(game, FOREVER_SECONDS)
         self.handshake: Handshake | None = None
         self.last_stderr = b""
         """The end of the last game's stderr, at most ``limits.stderr_bytes``."""

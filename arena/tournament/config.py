@@ -99,6 +99,16 @@ class TournamentConfig(_Strict):
     )
     time_per_move: float | None = Field(default=None, gt=0)
     time_per_game: float | None = Field(default=None, gt=0)
+    each: str | None = Field(
+        default=None,
+        description="every bot's time control, as cutechess's -each: 'tc=60+0.5' (a game "
+        "clock with increment), 'st=1' (per move) or both; instead of time_per_*",
+    )
+    time_controls: dict[str, str] = Field(
+        default_factory=dict,
+        description="a bot's own time control, by its reference in bots/candidates/"
+        "opponents (also written there after a space: 'mine@2 tc=5+0.1')",
+    )
     max_crash_rate: float = Field(
         default=0.25, ge=0.0, le=1.0, description="suspend a bot above this forfeit-by-crash rate"
     )
@@ -121,6 +131,32 @@ class TournamentConfig(_Strict):
                     "setting, the tournament's type: give one"
                 )
             data["format"] = kind
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _time_controls_of_bots(cls, data: Any) -> Any:
+        """A participant written with its time control, ``"mine@2 tc=5+0.1"``, is the
+        bot ``mine@2`` with that entry in ``time_controls``."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        controls = dict(data.get("time_controls") or {})
+        for key in ("bots", "candidates", "opponents"):
+            entries = data.get(key)
+            if not isinstance(entries, list):
+                continue
+            references = []
+            for entry in entries:
+                reference, _, control = str(entry).strip().partition(" ")
+                if control.strip():
+                    if controls.get(reference, control.strip()) != control.strip():
+                        raise ValueError(f"two time controls for the bot {reference!r}")
+                    controls[reference] = control.strip()
+                references.append(reference if isinstance(entry, str) else entry)
+            data[key] = references
+        if controls:
+            data["time_controls"] = controls
         return data
 
     @model_validator(mode="after")
@@ -159,10 +195,32 @@ class TournamentConfig(_Strict):
             )
         self._check_deals(game, seats)
         everyone = self.bots + self.candidates + self.opponents
+        self._check_time_controls(everyone)
         duplicates = sorted({b for b in everyone if everyone.count(b) > 1})
         if duplicates:
             raise ValueError(f"bots listed twice: {', '.join(duplicates)}")
         return self
+
+    def _check_time_controls(self, everyone: list[str]) -> None:
+        """Raises ValueError for a bad time control, ``each`` beside ``time_per_*``, or
+        a time control of a bot that does not take part."""
+        from arena.play.time_control import TimeControlError, config_time_controls
+
+        if self.each is not None and (self.time_per_move or self.time_per_game):
+            raise ValueError(
+                "'each' is the time control of every bot: give it or time_per_move / "
+                "time_per_game, not both"
+            )
+        strangers = sorted(set(self.time_controls) - set(everyone))
+        if strangers:
+            raise ValueError(
+                f"time control for {strangers[0]!r}, which does not take part "
+                f"(bots: {', '.join(everyone)})"
+            )
+        try:
+            config_time_controls(self.model_dump())
+        except TimeControlError as exc:
+            raise ValueError(str(exc)) from None
 
     def _check_deals(self, game: Any, seats: int) -> None:
         """Raises ValueError for a deal file not read yet or a deal the game refuses."""
@@ -380,6 +438,7 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     at_most("workers", config.workers, caps.workers)
     at_most("time_per_move", config.time_per_move, caps.seconds_per_move)
     at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
+    _check_time_caps(config, caps)
     at_most("deals", len(config.deals or ()), caps.games_per_table)
     at_most("elo.batch", config.elo.batch, caps.batch)
     at_most("sprt.batch", config.sprt.batch, caps.batch)
@@ -424,3 +483,22 @@ def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -
             cap = caps.bot_number
         if abs(value) > cap:
             raise ConfigError(f"{where}: at most {cap:g} over the web (got {value!r})")
+
+
+def _check_time_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
+    """Every time control (``each``, each bot's) against the caps on time."""
+    from arena.play.time_control import CLOCK_INCREMENTS, config_time_controls
+
+    for reference, control in config_time_controls(config.model_dump()).items():
+        where = "each" if reference is None else f"time_controls.{reference}"
+        per_game = control.per_game
+        if per_game is not None and control.increment:
+            per_game += CLOCK_INCREMENTS * control.increment  # a long game's clock
+        for value, cap, what in (
+            (control.per_move, caps.seconds_per_move, "st"),
+            (per_game, caps.seconds_per_game, f"tc (with {CLOCK_INCREMENTS} increments)"),
+        ):
+            if value is not None and value > cap:
+                raise ConfigError(
+                    f"field {where!r}: {what} at most {cap:g} s over the web (got {value:g})"
+                )

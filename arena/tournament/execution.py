@@ -48,8 +48,14 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
+    """Every bot's, but those in ``time_controls``."""
+    time_controls: dict[int, TimeControl] = field(default_factory=dict)
+    """A bot's own time control, by bot id."""
     deals: dict[int, dict[str, Any]] = field(default_factory=dict)
     """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
+
+    def control_of(self, bot_id: int) -> TimeControl:
+        return self.time_controls.get(bot_id, self.time_control)
 
     def initial_state(self, planned: PlannedGame) -> State:
         """The start of a planned game: its deal from the deal file, or shuffled from
@@ -99,7 +105,7 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     key = (context.tournament_id, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
-        bot = instantiate(context.bots[bot_id], time_control=context.time_control)
+        bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
         _bot_cache[key] = bot
     return bot
 
@@ -120,7 +126,8 @@ def play_planned_game(context: TournamentContext, planned: PlannedGame) -> Playe
         except BotLoadError as exc:
             return forfeited_game(context, planned, seat, CRASH, str(exc))
     try:
-        record = play_game(state, bots, players=labels, time_control=context.time_control)
+        controls = [context.control_of(bot_id) for bot_id in planned.seats]
+        record = play_game(state, bots, players=labels, time_control=controls)
     except Exception as exc:  # an engine bug must not take the tournament down
         return _error_game(context, planned, labels, repr(exc), started)
     outcome = record.outcome
