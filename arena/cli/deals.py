@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import secrets
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import parse_assignments
+from arena.cli.common import parse_assignments, write_lines
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
 
@@ -55,19 +54,9 @@ def make(
         json.dumps(line, separators=(",", ":"))
         for line in make_deals(game, count=count, seats=chosen_seats, seed=seed, options=options)
     )
-    if str(output) == "-":
-        for line in lines:
-            sys.stdout.write(line + "\n")
-        sys.stdout.flush()
-        error_console.print(f"{count} deals of {game.name} from seed {seed}", highlight=False)
-        return
-    try:
-        with output.open("w", encoding="utf-8") as file:
-            for line in lines:
-                file.write(line + "\n")
-    except OSError as exc:
-        raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
-    console.print(
+    write_lines(lines, output)
+    shown = error_console if str(output) == "-" else console
+    shown.print(
         f"wrote {count} deals of {game.name} ({chosen_seats} seats, seed {seed}) to {output}",
         markup=False,
         highlight=False,

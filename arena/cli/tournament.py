@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +14,7 @@ import typer
 from rich.table import Table
 from sqlmodel import Session, col, select
 
-from arena.cli.common import DbOption, database, parse_assignments
+from arena.cli.common import DbOption, database, parse_assignments, write_lines
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
 from arena.report.build import ReportError, tournament_report
@@ -432,22 +431,9 @@ def export(
     engine = database(db)
     with Session(engine) as session:
         get_tournament(session, tournament_id)
-    count = 0
-    if str(output) == "-":
-        for record in iter_records(engine, tournament_id):
-            sys.stdout.write(record + "\n")
-            count += 1
-        sys.stdout.flush()
-        error_console.print(f"wrote {count} records", highlight=False)
-        return
-    try:
-        with output.open("w", encoding="utf-8") as file:
-            for record in iter_records(engine, tournament_id):
-                file.write(record + "\n")
-                count += 1
-    except OSError as exc:
-        raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
-    console.print(f"wrote {count} records to {output}", markup=False, highlight=False)
+    count = write_lines(iter_records(engine, tournament_id), output)
+    shown = error_console if str(output) == "-" else console
+    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False)
 
 
 def demo(

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -106,27 +107,33 @@ def iter_games(
         query = query.where(g.c.reason == reason)
     if result == SeatResult.FORFEIT and bot_id is None:
         query = query.where(g.c.offender.is_not(None))
+    for row in _pages(engine, query, g.c.index, page):
+        game = ListedGame(
+            row[0],
+            row.seed,
+            tuple(row.seats),
+            row.status,
+            tuple(row.returns),
+            tuple(row.ranking),
+            row.termination,
+            row.offender,
+            row.reason,
+            row.duration,
+        )
+        if _matches(game, bot_id, result):
+            yield game
+
+
+def _pages(
+    engine: Engine, query: sa.Select[Any], index: sa.ColumnElement[int], page: int
+) -> Iterator[sa.Row[Any]]:
+    """The rows of ``query`` (whose first column is ``index``) in index order, read
+    ``page`` rows at a time, each page after the last index of the one before."""
     last = -1
     with engine.connect() as connection:
         while True:
-            rows = connection.execute(
-                query.where(g.c.index > last).order_by(g.c.index).limit(page)
-            ).all()
-            for row in rows:
-                game = ListedGame(
-                    row[0],
-                    row.seed,
-                    tuple(row.seats),
-                    row.status,
-                    tuple(row.returns),
-                    tuple(row.ranking),
-                    row.termination,
-                    row.offender,
-                    row.reason,
-                    row.duration,
-                )
-                if _matches(game, bot_id, result):
-                    yield game
+            rows = connection.execute(query.where(index > last).order_by(index).limit(page)).all()
+            yield from rows
             if len(rows) < page:
                 return
             last = rows[-1][0]
@@ -147,17 +154,8 @@ def iter_records(engine: Engine, tournament_id: int, *, page: int = PAGE_GAMES) 
     index order, a page at a time."""
     g = GAME_TABLE
     query = sa.select(g.c.index, g.c.record).where(g.c.tournament_id == tournament_id)
-    last = -1
-    with engine.connect() as connection:
-        while True:
-            rows = connection.execute(
-                query.where(g.c.index > last).order_by(g.c.index).limit(page)
-            ).all()
-            for row in rows:
-                yield row.record
-            if len(rows) < page:
-                return
-            last = rows[-1][0]
+    for row in _pages(engine, query, g.c.index, page):
+        yield row.record
 
 
 @dataclass(frozen=True)

@@ -176,55 +176,26 @@ def test_bad_deal_files_name_the_file_and_the_line(tmp_path: Path) -> None:
         json.dumps(bad_card): "line 2:",
         "[1, 2]": "line 2: a JSON object per line, not list",
     }
+    db = tmp_path / "arena.db"
     for second_line, message in cases.items():
         path.write_text(json.dumps(good[0]) + "\n" + second_line + "\n")
-        code, _, err = arena(
-            "tournament",
-            "run",
-            "--game",
-            "koenigsgarten",
-            "-b",
-            "random",
-            "-b",
-            "greedy",
-            "--deals",
-            str(path),
-            "--db",
-            str(tmp_path / "arena.db"),
-        )
+        code, err = refused(db, path)
         assert code == 2 and f"deal file {str(path)!r}, {message}" in err, err
         assert "Traceback" not in err
-    code, _, err = arena(
-        "tournament",
-        "run",
-        "--game",
-        "koenigsgarten",
-        "-b",
-        "random",
-        "-b",
-        "greedy",
-        "--deals",
-        str(tmp_path / "missing.jsonl"),
-        "--db",
-        str(tmp_path / "arena.db"),
-    )
+    code, err = refused(db, tmp_path / "missing.jsonl")
     assert code == 2 and "cannot read deal file" in err
     path.write_text("\n")
-    code, _, err = arena(
-        "tournament",
-        "run",
-        "--game",
-        "koenigsgarten",
-        "-b",
-        "random",
-        "-b",
-        "greedy",
-        "--deals",
-        str(path),
-        "--db",
-        str(tmp_path / "arena.db"),
-    )
+    code, err = refused(db, path)
     assert code == 2 and "holds no deals" in err
+
+
+def refused(db: Path, deals: Path) -> tuple[int, str]:
+    """Exit code and stderr of a tournament with the deal file ``deals``."""
+    code, _, err = arena(
+        "tournament", "run", "--game", "koenigsgarten", "-b", "random", "-b", "greedy",
+        "--deals", str(deals), "--db", str(db),
+    )  # fmt: skip
+    return code, err
 
 
 def test_only_a_config_file_or_the_command_line_reads_a_deal_file(tmp_path: Path) -> None:
