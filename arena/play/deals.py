@@ -3,10 +3,13 @@
 A deal file is JSON lines, one deal a line, in the game's own deal notation: the
 ``deal`` object of a record (docs/records.md, docs/games/). ``arena deals make``
 writes each line as ``{"game": …, "seats": …, "seed": …, "deal": {…}}``; a line
-may also be the bare deal object. Blank lines are skipped. Two tournaments naming one
-deal file (``deals = "FILE"``) play the same deals in the same order of rounds
-(``deal_order = "sequential"``, wrapping around at the end), or in an order drawn
-from the tournament's seed (``"random"``), whatever their bots and seeds.
+may also be the bare deal object. Blank lines are skipped; a file holding one JSON
+object over several lines (the deal files of ``arena solve --deal``) is one deal.
+
+Two tournaments naming one deal file (``deals = "FILE"``) play the same deals in the
+same order of rounds (``deal_order = "sequential"``, wrapping around at the end), or
+in an order drawn from the tournament's seed (``"random"``), whatever their bots and
+seeds.
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ def read_deal_file(path: Path, game: Game, *, seats: int, options: Any) -> list[
         raise DealFileError(f"cannot read deal file {where}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise DealFileError(f"deal file {where} is not UTF-8 text") from None
+    whole = _one_object(lines)
+    if whole is not None:  # one deal written over several lines (`arena solve --deal`)
+        lines = [whole]
     deals: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -77,6 +83,18 @@ def read_deal_file(path: Path, game: Game, *, seats: int, options: Any) -> list[
     if not deals:
         raise DealFileError(f"deal file {where} holds no deals")
     return deals
+
+
+def _one_object(lines: list[str]) -> str | None:
+    """The file as one line when it holds one JSON object over several lines."""
+    if sum(1 for line in lines if line.strip()) < 2:
+        return None
+    text = " ".join(lines)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return text if isinstance(data, dict) else None
 
 
 def _deal_of_line(line: str, game: Game, seats: int) -> dict[str, Any]:

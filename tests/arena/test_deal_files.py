@@ -211,3 +211,19 @@ def test_only_a_config_file_or_the_command_line_reads_a_deal_file(tmp_path: Path
     assert validate_config({**base, "deals": deals}).deals == deals
     with pytest.raises(ConfigError, match="deal 2 of 'deals'"):
         validate_config({**base, "deals": [deals[0], {"layout": ["AS"]}]})
+
+
+def test_a_solver_deal_file_is_a_deal_file_of_one_deal(tmp_path: Path) -> None:
+    """`arena solve blumengarten --deal FILE` reads one deal written over several
+    lines; a solitaire tournament takes the same file."""
+    deal = make(tmp_path / "one.jsonl", "blumengarten", 1)[0]["deal"]
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(deal, indent=2))
+    db = tmp_path / "arena.db"
+    code, out, err = arena(
+        "tournament", "run", "--game", "blumengarten", "--type", "solitaire", "-b", "greedy",
+        "-b", "random", "--games", "2", "--deals", str(path), "--executor", "local",
+        "--db", str(db),
+    )  # fmt: skip
+    assert code == 0, out + err
+    assert played_deals(db) == [deal] * 4
