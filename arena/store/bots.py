@@ -127,12 +127,15 @@ def param_value(value: Any) -> Any:
     return number if math.isfinite(number) else value
 
 
-def python_params(params: Mapping[str, Any] | None, what: str = "a Python bot") -> dict[str, Any]:
+def python_params(
+    params: Mapping[str, Any] | None, what: str = "a Python bot", *, from_text: bool = False
+) -> dict[str, Any]:
     """A submitted bot's parameters, checked: at most MAX_PARAMS, each named like a
     Python identifier, with a number, a boolean or a text (at most MAX_PARAM_TEXT
-    characters) as its value (:func:`param_value` reads the command line's texts);
-    ``seed`` an integer of at most 63 bits. A Python bot's constructor gets them as
-    keyword arguments, a command bot in its ``new_game`` message (docs/protocol.md).
+    characters) as its value; ``seed`` an integer of at most 63 bits (its digits too).
+    ``from_text``: the values are the command line's texts, read by
+    :func:`param_value`. A Python bot's constructor gets them as keyword arguments, a
+    command bot in its ``new_game`` message (docs/protocol.md).
 
     Raises:
         BotRegistryError: a bad name or value, quoted.
@@ -147,7 +150,7 @@ def python_params(params: Mapping[str, Any] | None, what: str = "a Python bot") 
                 f"bad parameter name {key!r:.80} of {what}: letters, digits and '_', "
                 "not starting with a digit (at most 64)"
             )
-        value = param_value(given)
+        value = param_value(given) if from_text or key == "seed" else given
         if key == "seed":
             if isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_SEED:
                 raise BotRegistryError(
@@ -168,14 +171,15 @@ def python_params(params: Mapping[str, Any] | None, what: str = "a Python bot") 
 
 
 def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSource:
-    """A Python bot from ``FILE[:Class]``: reads the file and finds the class.
+    """A Python bot from ``FILE[:Class]``: reads the file and finds the class;
+    ``params`` are the command line's texts (``depth=3`` gives 3).
 
     Raises:
         BotRegistryError: the file is missing, unreadable, too large or not UTF-8, or a
             bad parameter (:func:`python_params`).
         BotLoadError: a syntax error or no unique bot class.
     """
-    checked = python_params(params)
+    checked = python_params(params, from_text=True)
     path_text, _, class_name = spec.partition(":")
     if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
         path_text, class_name = spec, ""
@@ -210,14 +214,15 @@ def command_source(
     with the files in it), and the stored command names the copy: tournaments run the
     stored code, on any machine, never the user's files. Words naming what the sandbox
     shows (the system's programs, the arena's Python, the bot SDK) stay as they are.
-    ``params`` (:func:`python_params`) reach the bot in its ``new_game`` message.
+    ``params`` (the command line's texts, :func:`python_params`) reach the bot in its
+    ``new_game`` message.
 
     Raises:
         BotRegistryError: an empty command or one that cannot be split into words, a
             path in ``also`` that does not exist, a file that cannot be read or is not
             UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
     """
-    checked = python_params(params, "a command bot")
+    checked = python_params(params, "a command bot", from_text=True)
     text = command.strip()
     if not text:
         raise BotRegistryError("the bot command is empty")
