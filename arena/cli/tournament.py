@@ -373,11 +373,13 @@ def games_command(
     with Session(engine) as session:
         tournament = get_tournament(session, tournament_id)
         bot_id = None if bot is None else find_bot(session, bot, game=tournament.game).id
+    games = iter_games(engine, tournament_id, bot_id=bot_id, result=wanted, reason=reason)
     shown = 0
     labels: dict[int, str] = {}
-    for game in iter_games(engine, tournament_id, bot_id=bot_id, result=wanted, reason=reason):
+    batch: list[str] = []
+    for game in games:
         if limit and shown >= limit:
-            console.print("… more games: raise --limit (0 shows all)", highlight=False)
+            batch.append("… more games: raise --limit (0 shows all)")
             break
         missing = set(game.seats) - set(labels)
         if missing:
@@ -390,16 +392,21 @@ def games_command(
         how = game.termination
         if game.offender is not None:
             how += f" ({game.reason} by seat {game.offender})"
-        console.print(
+        batch.append(
             f"#{game.index:<5} seed {game.seed:<20} {', '.join(players)}  {how}  "
-            f"{game.duration:.2f} s",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            f"{game.duration:.2f} s"
         )
         shown += 1
+        if len(batch) >= PRINTED_TOGETHER:  # one print per batch: printing is the cost
+            console.print("\n".join(batch), markup=False, highlight=False, soft_wrap=True)
+            batch = []
     if not shown:
-        console.print("no stored games match", highlight=False)
+        batch.append("no stored games match")
+    if batch:
+        console.print("\n".join(batch), markup=False, highlight=False, soft_wrap=True)
+
+
+PRINTED_TOGETHER = 500
 
 
 def _seat_result(text: str | None) -> Any:
