@@ -24,7 +24,8 @@ from arena.play.records import (
     save_record,
 )
 from arena.play.render import board, describe_outcome
-from arena.play.runner import play_game
+from arena.play.runner import TimeControl, play_game
+from arena.play.time_control import parse_time_control
 from bots.base import Bot
 from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
 from engines.core import Action, Game, State
@@ -69,10 +70,15 @@ def unique_names(specs: Sequence[str]) -> list[str]:
 
 
 def _make_bots(
-    game: Game, specs: Sequence[str], files: _FileBots, db: str | None
+    game: Game,
+    specs: Sequence[str],
+    files: _FileBots,
+    db: str | None,
+    controls: Sequence[TimeControl],
 ) -> tuple[list[Bot], list[str]]:
     """The bots of ``--bot`` (built-in kinds, else registered bots), then ``--python``
-    and ``--cmd`` (submitted bots straight from the files), in that seat order."""
+    and ``--cmd`` (submitted bots straight from the files), in that seat order; a
+    sandboxed bot gets its seat's time control of ``controls``."""
     if not (specs or files.python or files.cmd):
         raise ArenaError(
             f"no bots given: pass one --bot per seat (e.g. --bot random) for {game.name}"
@@ -84,20 +90,25 @@ def _make_bots(
         )
     builtin = {kind.name for kind in all_bot_kinds(game.name)}
     bots: list[Bot] = []
-    registered = [spec for spec in specs if _registered(spec, builtin)]
-    stored = _registered_bots(game, registered, db) if registered else {}
+    # controls go on past the --bot seats, to the file bots' seats
+    seats = [
+        (spec, control)
+        for spec, control in zip(specs, controls, strict=False)
+        if _registered(spec, builtin)
+    ]
+    stored = iter(_registered_bots(game, seats, db) if seats else [])
     for spec in specs:
-        if spec in stored:
-            bots.append(stored[spec])
+        if _registered(spec, builtin):
+            bots.append(next(stored))
         else:
             kind, params = parse_bot_spec(spec)
             bots.append(make_bot(kind, game.name, params))
     names = unique_names(specs)
     for python in files.python:
-        bots.append(_file_bot(game, python, "python", files.params))
+        bots.append(_file_bot(game, python, "python", files.params, controls[len(bots)]))
         names.append(Path(python).name)
     for command in files.cmd:
-        bots.append(_file_bot(game, command, "command", files.params))
+        bots.append(_file_bot(game, command, "command", files.params, controls[len(bots)]))
         names.append(command if len(command) <= 40 else command[:39] + "…")
     return bots, unique_names(names)
 
@@ -117,9 +128,12 @@ def _registered(spec: str, builtin: set[str]) -> bool:
     return "@" in spec or (kind not in builtin and ":" not in spec)
 
 
-def _registered_bots(game: Game, references: Sequence[str], db: str | None) -> dict[str, Bot]:
-    """Registered bots by reference, each run as tournaments run it: a built-in in
-    this process, submitted code (the stored copy) in the sandbox.
+def _registered_bots(
+    game: Game, seats: Sequence[tuple[str, TimeControl]], db: str | None
+) -> list[Bot]:
+    """A bot for each (reference, time control) of registered bots, each run as
+    tournaments run it: a built-in in this process, submitted code (the stored copy)
+    in the sandbox; one instance per seat, even of one bot.
 
     Raises:
         NotFoundError: no such bot for the game (the message lists the built-in kinds).
@@ -136,23 +150,25 @@ def _registered_bots(game: Game, references: Sequence[str], db: str | None) -> d
     url = resolve_url(db)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         raise NotFoundError(
-            f"unknown bot: {references[0]!r} (built-in kinds for {game.name}: {kinds}; "
+            f"unknown bot: {seats[0][0]!r} (built-in kinds for {game.name}: {kinds}; "
             f"no database of registered bots at {url.removeprefix('sqlite:///')!r})"
         )
-    bots: dict[str, Bot] = {}
+    bots: list[Bot] = []
     with Session(database(db)) as session:
-        for reference in references:
+        for reference, control in seats:
             try:
                 stored = find_bot(session, reference, game=game.name)
             except NotFoundError as exc:
                 raise NotFoundError(
                     f"unknown bot: {reference!r} (built-in kinds for {game.name}: {kinds}); {exc}"
                 ) from None
-            bots[reference] = instantiate(spec_of(stored))
+            bots.append(instantiate(spec_of(stored), time_control=control))
     return bots
 
 
-def _file_bot(game: Game, target: str, kind: str, params: dict[str, str]) -> Bot:
+def _file_bot(
+    game: Game, target: str, kind: str, params: dict[str, str], control: TimeControl
+) -> Bot:
     """A bot from ``--python FILE[:Class]`` or ``--cmd COMMAND``: read now, as
     `arena bots add` would store it, and run in the sandbox (nothing is registered).
 
@@ -167,7 +183,7 @@ def _file_bot(game: Game, target: str, kind: str, params: dict[str, str]) -> Bot
         source = python_source(target, params)
     else:
         source = command_source(target, params=params)
-    return instantiate(BotSpec(0, target, game.name, source))
+    return instantiate(BotSpec(0, target, game.name, source), time_control=control)
 
 
 def _show_step(state: State, seat: int, action: Action) -> None:
@@ -216,6 +232,14 @@ def play(
         list[str] | None,
         typer.Option("--param", "-p", metavar="KEY=VALUE", help="a parameter of the file bots"),
     ] = None,
+    each: Annotated[
+        str | None,
+        typer.Option(
+            metavar="TC",
+            help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
+            "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Play one game or a match between bots and show the result.
@@ -227,9 +251,17 @@ def play(
     raw_options = resolve_file_options(game.name, parse_assignments(option or [], "option"))
     options = game.parse_options(raw_options)
     files = _FileBots(python or [], cmd or [], parse_assignments(param or [], "parameter"))
-    bots, names = _make_bots(game, bot or [], files, db)
+    everyone = parse_time_control(each) if each is not None else TimeControl()
+    specs: list[str] = []
+    controls: list[TimeControl] = []
+    for entry in bot or []:
+        spec, _, own = entry.strip().partition(" ")
+        specs.append(spec)
+        controls.append(parse_time_control(own) if own.strip() else everyone)
+    controls += [everyone] * (len(files.python) + len(files.cmd))
+    bots, names = _make_bots(game, specs, files, db, controls)
     try:
-        _play(game, options, bots, names, seed, match, show, record)
+        _play(game, options, bots, names, seed, match, show, record, controls)
     finally:
         for player in bots:
             player.close()
@@ -244,12 +276,13 @@ def _play(
     match: str,
     show: bool,
     record: Path | None,
+    controls: list[TimeControl],
 ) -> None:
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
     seed = secrets.randbelow(2**31) if seed is None else seed
     console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
-    setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None)
+    setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None, controls)
     if spec.kind == MatchKind.SINGLE:
         _play_single(setup)
     elif spec.kind == MatchKind.PENALTIES:
@@ -267,6 +300,7 @@ class _Setup:
     seed: int
     record: Path | None
     on_step: Callable[[State, int, Action], None] | None
+    controls: list[TimeControl]
 
 
 def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
@@ -276,6 +310,7 @@ def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
         state,
         [setup.bots[p] for p in order],
         players=[setup.names[p] for p in order],
+        time_control=[setup.controls[p] for p in order],
         on_step=setup.on_step,
     )
     if setup.on_step is None:

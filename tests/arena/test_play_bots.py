@@ -165,3 +165,35 @@ def test_the_old_parameter_name_still_plays() -> None:
     assert code == 0, err
     code, _, err = arena("play", "blumengarten", "-b", "solver:time_limit=1,seconds=2")
     assert code == 2 and "given twice" in err
+
+
+SLEEPER = """
+import time
+
+
+class Sleeper:
+    def act(self, observation, legal_actions, time_left):
+        time.sleep(0.3)
+        return legal_actions[0]
+"""
+
+
+def test_play_keeps_time_controls_for_every_bot_or_one(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    add = ["bots", "add", "sleeper", "-g", "koenigsgarten", "--db", db]
+    assert arena(*add, "--python", str(tmp_path / "sleeper.py"))[0] == 0
+    # The same bot in both seats: one sandboxed process each; 0.3 s a move over st=0.1.
+    play = ["play", "koenigsgarten", "--seed", "1", "--db", db]
+    code, out, err = arena(*play, "-b", "sleeper", "-b", "sleeper@1", "--each", "st=0.1")
+    assert code == 0, err
+    assert "forfeit by seat 0 (sleeper): timeout" in out  # the sandbox cut it off
+    # Its own clock of 0.5 s runs out; greedy, without a limit, never does.
+    code, out, err = arena(*play, "-b", "greedy", "-b", "sleeper tc=0.5")
+    assert code == 0, err
+    assert "forfeit by seat 1 (sleeper): timeout" in out
+    # Time enough: the game ends normally.
+    code, out, err = arena(*play, "-b", "sleeper tc=1+2", "-b", "sleeper@1", "--each", "st=5")
+    assert code == 0 and "forfeit" not in out, out + err
+    code, _, err = arena(*play, "-b", "greedy tc=fast", "-b", "random")
+    assert code == 2 and "bad time 'fast'" in err
