@@ -23,6 +23,15 @@ DbOption = Annotated[
     ),
 ]
 
+EachOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="TC",
+        help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
+        "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
+    ),
+]
+
 
 def database(url: str | None) -> Engine:
     """Open (and migrate) the database; raises StorageError with a clear message."""

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli.common import DbOption, parse_assignments
+from arena.cli.common import DbOption, EachOption, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.play.options import resolve_file_options
@@ -232,14 +232,7 @@ def play(
         list[str] | None,
         typer.Option("--param", "-p", metavar="KEY=VALUE", help="a parameter of the file bots"),
     ] = None,
-    each: Annotated[
-        str | None,
-        typer.Option(
-            metavar="TC",
-            help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
-            "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
-        ),
-    ] = None,
+    each: EachOption = None,
     db: DbOption = None,
 ) -> None:
     """Play one game or a match between bots and show the result.

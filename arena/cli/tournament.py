@@ -14,7 +14,13 @@ import typer
 from rich.table import Table
 from sqlmodel import Session, col, select
 
-from arena.cli.common import DbOption, database, parse_assignments, write_lines
+from arena.cli.common import (
+    DbOption,
+    EachOption,
+    database,
+    parse_assignments,
+    write_lines,
+)
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
 from arena.report.build import ReportError, tournament_report
@@ -199,14 +205,7 @@ def run(
     ] = None,
     time_per_move: Annotated[float | None, typer.Option(help="seconds per move")] = None,
     time_per_game: Annotated[float | None, typer.Option(help="seconds per bot per game")] = None,
-    each: Annotated[
-        str | None,
-        typer.Option(
-            metavar="TC",
-            help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
-            "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
-        ),
-    ] = None,
+    each: EachOption = None,
     rating_interval: RatingIntervalOption = DEFAULT_RATING_INTERVAL,
     fmt: Annotated[
         str,
