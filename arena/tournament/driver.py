@@ -20,8 +20,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.deals import DealOrder, deal_index
 from arena.play.results import FinishedGame, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl
+from arena.play.time_control import config_time_controls
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
@@ -33,6 +35,7 @@ from arena.store.games import (
     read_status,
     schedule_games,
     schedule_state,
+    scheduled_seeds,
     set_status,
     store_games,
     unplayed_games,
@@ -256,8 +259,44 @@ class TournamentRunner:
             options=dict(self.tournament.options),
             seats=self.config.seat_count,
             bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
-            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+            time_control=self.time_controls()[None],
+            time_controls={
+                bot_id: control
+                for bot_id, control in self.time_controls().items()
+                if bot_id is not None
+            },
+            deals=self._deals_by_seed(),
         )
+
+    def time_controls(self) -> dict[int | None, TimeControl]:
+        """Every bot's time control (under None) and each bot's own, by bot id."""
+        controls = config_time_controls(self.config.model_dump())
+        references = [
+            reference for _, group in self.format.groups(self.config) for reference in group
+        ]
+        # Participants are stored in the order of the configuration's references.
+        by_reference = {
+            reference: participant.bot_id
+            for reference, participant in zip(references, self.participants, strict=True)
+        }
+        return {
+            (None if reference is None else by_reference[reference]): control
+            for reference, control in controls.items()
+        }
+
+    def _deals_by_seed(self) -> dict[int, dict[str, Any]]:
+        """With a deal file, the deal each scheduled deal seed plays: the k-th seed (in
+        the order of the schedule) the deal :func:`~arena.play.deals.deal_index` picks."""
+        deals = self.config.deals
+        if not isinstance(deals, list):
+            return {}
+        order = DealOrder(self.config.deal_order)
+        with Session(self.engine) as session:
+            seeds = scheduled_seeds(session, self.tournament_id)
+        return {
+            seed: deals[deal_index(order, number, len(deals), self.config.seed)]
+            for number, seed in enumerate(seeds)
+        }
 
     def _sprt_test(self) -> PairedSprt | None:
         if not self.format.paired_test:

@@ -30,6 +30,7 @@ from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
 from bots.base import Bot
+from engines.core import State
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -64,6 +65,29 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
+    """Every bot's, but those in ``time_controls``."""
+    time_controls: dict[int, TimeControl] = field(default_factory=dict)
+    """A bot's own time control, by bot id."""
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
+
+    def control_of(self, bot_id: int) -> TimeControl:
+        return self.time_controls.get(bot_id, self.time_control)
+
+    def initial_state(self, planned: PlannedGame) -> State:
+        """The start of a planned game: its deal from the deal file, or shuffled from
+        its seed; the seed seeds the bots either way."""
+        game = get_game(self.game)
+        deal = self.deals.get(planned.seed)
+        if deal is None:
+            return game.new_initial_state(
+                seed=planned.seed, seats=len(planned.seats), options=self.options
+            )
+        state = game.state_from_deal(
+            deal, seats=len(planned.seats), options=game.parse_options(self.options)
+        )
+        state.seed = planned.seed
+        return state
 
 
 @dataclass
@@ -80,7 +104,7 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     key = (context.tournament_id, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
-        bot = instantiate(context.bots[bot_id], time_control=context.time_control)
+        bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
         _bot_cache[key] = bot
     return bot
 
@@ -91,12 +115,9 @@ def worker_name() -> str:
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
     """Play one planned game; bot failures become forfeits, engine failures ``error``."""
-    game = get_game(context.game)
     started = time.perf_counter()
     labels = [context.bots[bot_id].label for bot_id in planned.seats]
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     bots: list[Bot] = []
     for seat, bot_id in enumerate(planned.seats):
         try:
@@ -104,7 +125,8 @@ def play_planned_game(context: TournamentContext, planned: PlannedGame) -> Playe
         except BotLoadError as exc:
             return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
     try:
-        record = play_game(state, bots, players=labels, time_control=context.time_control)
+        controls = [context.control_of(bot_id) for bot_id in planned.seats]
+        record = play_game(state, bots, players=labels, time_control=controls)
     except Exception as exc:  # an engine bug must not take the tournament down
         return PlayedGame.host_error(
             planned,
@@ -128,9 +150,7 @@ def forfeited_game(
     suspended); the record holds the deal and no actions."""
     started = time.perf_counter()
     game = get_game(context.game)
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     outcome = game.forfeit_outcome(state, seat, reason)
     record = new_record(
         state,
