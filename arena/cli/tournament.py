@@ -476,7 +476,7 @@ def export(
         get_tournament(session, tournament_id)
         count = write_lines(iter_records(session, tournament_id), output)
     shown = error_console if str(output) == "-" else console
-    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False)
+    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False, soft_wrap=True)
 
 
 def demo(
