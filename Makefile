@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "arena needs Python 3.11 or newer"'
@@ -22,6 +22,11 @@ demo: $(INSTALLED)
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# Everything but the tests marked slow (see pyproject.toml): under a minute on 2 cores.
+# CI runs `make test`.
+test-fast: $(INSTALLED)
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check arena bots engines tests

@@ -32,10 +32,12 @@ class HostError(ArenaError):
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Per-game budget and per-move limit in seconds (None: unlimited)."""
+    """Per-game budget and per-move limit in seconds (None: unlimited), and the
+    increment added to the game clock after each move (cutechess's ``tc=60+0.5``)."""
 
     per_game: float | None = None
     per_move: float | None = None
+    increment: float = 0.0
 
 
 def play_game(
@@ -43,11 +45,14 @@ def play_game(
     bots: Sequence[Bot],
     *,
     players: Sequence[str] | None = None,
-    time_control: TimeControl = TimeControl(),
+    time_control: TimeControl | Sequence[TimeControl] = TimeControl(),
     on_step: StepHook | None = None,
 ) -> GameRecord:
     """Play ``state`` to the end with ``bots[seat]`` in each seat; returns the record.
 
+    ``time_control`` is every seat's, or one per seat. A seat's game clock starts at
+    its ``per_game`` and gains its ``increment`` after each of its moves; a move that
+    takes longer than the clock holds or than ``per_move`` forfeits on time.
     ``on_step(state, seat, action)`` runs after every applied action. The state is
     played in place. Bot failures never raise: they end the game as a forfeit.
 
@@ -61,9 +66,14 @@ def play_game(
     names = list(players) if players is not None else [bot.name for bot in bots]
     options = game.options_to_dict(state.options)
     deal = dict(state.deal())
+    controls = (
+        [time_control] * len(bots) if isinstance(time_control, TimeControl) else list(time_control)
+    )
+    if len(controls) != len(bots):
+        raise ValueError(f"{len(bots)} bots need as many time controls, got {len(controls)}")
     started = time.perf_counter()
     try:
-        outcome = _play_to_the_end(state, bots, options, time_control, on_step)
+        outcome = _play_to_the_end(state, bots, options, controls, on_step)
     except BaseException:
         # A host failure or an interrupt (Ctrl-C, a cancelled tournament): no bot's
         # process may outlive the game.
@@ -83,7 +93,7 @@ def _play_to_the_end(
     state: State,
     bots: Sequence[Bot],
     options: dict[str, Any],
-    time_control: TimeControl,
+    controls: Sequence[TimeControl],
     on_step: StepHook | None,
 ) -> Outcome:
     """The game loop of :func:`play_game`: its outcome, a forfeit included."""
@@ -101,8 +111,7 @@ def _play_to_the_end(
         except Exception as exc:
             outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"new_game raised {exc!r}")
             break
-    clocks = [time_control.per_game] * state.num_seats
-    per_move = time_control.per_move
+    clocks = [control.per_game for control in controls]
     while outcome is None:
         seat = state.current_seat
         if seat < 0:
@@ -123,10 +132,24 @@ def _play_to_the_end(
             outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"act raised {exc!r}")
             break
         spent = time.perf_counter() - tick
+        per_move = controls[seat].per_move
         if left is not None:
-            clocks[seat] = left - spent
-        if (left is not None and spent > left) or (per_move is not None and spent > per_move):
-            outcome = _forfeit(state, seat, ForfeitReason.TIMEOUT, f"took {spent:.3f} s")
+            clocks[seat] = left - spent + controls[seat].increment
+        if left is not None and spent > left:
+            outcome = _forfeit(
+                state,
+                seat,
+                ForfeitReason.TIMEOUT,
+                f"took {spent:.3f} s, {left:.3f} s on its clock",
+            )
+            break
+        if per_move is not None and spent > per_move:
+            outcome = _forfeit(
+                state,
+                seat,
+                ForfeitReason.TIMEOUT,
+                f"took {spent:.3f} s of at most {per_move:g} s per move",
+            )
             break
         try:
             # The engine's own object, so the history never holds a look-alike.

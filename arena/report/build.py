@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
-from arena.play.time_control import TimeClass, config_time_class, describe
+from arena.play.time_control import TimeClass, config_time_class, describe_config
 from arena.ratings import (
     EloEstimate,
     EloRatings,
@@ -174,7 +174,8 @@ class TournamentInfo:
 
     @property
     def time_control(self) -> str:
-        return describe(self.time_per_move, self.time_per_game)
+        """Every bot's time control, each bot's own and the class."""
+        return describe_config(self.config)
 
 
 @dataclass(frozen=True)

@@ -686,6 +686,9 @@ def _tournament_data(report: Report) -> dict[str, Any] | None:
         "time_control": {
             "per_move": info.time_per_move,
             "per_game": info.time_per_game,
+            "each": info.config.get("each"),
+            "per_bot": info.config.get("time_controls") or {},
+            "text": info.time_control,
             "class": str(info.time_class),
         },
         "status": info.status,

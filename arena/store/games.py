@@ -271,3 +271,16 @@ def fault_history(session: Session, tournament_id: int) -> list[GameFaults]:
         GameFaults(tuple(seats), offender, reason, status)
         for seats, offender, reason, status in session.connection().execute(query)
     ]
+
+
+def scheduled_seeds(session: Session, tournament_id: int) -> list[int]:
+    """The distinct deal seeds of the scheduled games, in the order of their first game."""
+    s = SCHEDULE_TABLE
+    first = sa.func.min(s.c.index)
+    query = (
+        sa.select(s.c.seed)
+        .where(s.c.tournament_id == tournament_id)
+        .group_by(s.c.seed)
+        .order_by(first)
+    )
+    return [int(seed) for (seed,) in session.connection().execute(query)]

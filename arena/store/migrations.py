@@ -9,11 +9,13 @@ migrated schema equals the models in ``arena/store/models.py``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic.migration import MigrationContext
-from alembic.operations import Operations
 from sqlalchemy.engine import Connection
+
+if TYPE_CHECKING:
+    from alembic.operations import Operations
 
 VERSION_TABLE = "arena_schema_version"
 
@@ -268,8 +270,13 @@ def migrate(connection: Connection, *, upto: int = LATEST) -> list[int]:
             f"the database has schema version {version}, newer than this arena ({LATEST}); "
             "upgrade arena"
         )
+    if version >= upto:
+        return []  # up to date: no need to load Alembic
     if version == 0:
         connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER)"))
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
     op = Operations(MigrationContext.configure(connection))
     applied = []
     for number in range(version + 1, upto + 1):

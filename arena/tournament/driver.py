@@ -20,8 +20,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.deals import DealOrder, deal_index
 from arena.play.results import FinishedGame, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl
+from arena.play.time_control import config_time_controls
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
@@ -33,6 +35,7 @@ from arena.store.games import (
     read_status,
     schedule_games,
     schedule_state,
+    scheduled_seeds,
     set_status,
     store_games,
     unplayed_games,
@@ -151,6 +154,8 @@ class RunSummary:
     played_now: int
     seconds: float
     message: str | None = None
+    executor: str | None = None
+    """The executor that played, and why (``local (auto: …)``)."""
 
     @property
     def games_per_second(self) -> float:
@@ -245,6 +250,7 @@ class TournamentRunner:
         self.rating_interval = rating_interval
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
+        self.executor_choice: str | None = None
 
     def context(self) -> TournamentContext:
         return TournamentContext(
@@ -253,8 +259,44 @@ class TournamentRunner:
             options=dict(self.tournament.options),
             seats=self.config.seat_count,
             bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
-            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+            time_control=self.time_controls()[None],
+            time_controls={
+                bot_id: control
+                for bot_id, control in self.time_controls().items()
+                if bot_id is not None
+            },
+            deals=self._deals_by_seed(),
         )
+
+    def time_controls(self) -> dict[int | None, TimeControl]:
+        """Every bot's time control (under None) and each bot's own, by bot id."""
+        controls = config_time_controls(self.config.model_dump())
+        references = [
+            reference for _, group in self.format.groups(self.config) for reference in group
+        ]
+        # Participants are stored in the order of the configuration's references.
+        by_reference = {
+            reference: participant.bot_id
+            for reference, participant in zip(references, self.participants, strict=True)
+        }
+        return {
+            (None if reference is None else by_reference[reference]): control
+            for reference, control in controls.items()
+        }
+
+    def _deals_by_seed(self) -> dict[int, dict[str, Any]]:
+        """With a deal file, the deal each scheduled deal seed plays: the k-th seed (in
+        the order of the schedule) the deal :func:`~arena.play.deals.deal_index` picks."""
+        deals = self.config.deals
+        if not isinstance(deals, list):
+            return {}
+        order = DealOrder(self.config.deal_order)
+        with Session(self.engine) as session:
+            seeds = scheduled_seeds(session, self.tournament_id)
+        return {
+            seed: deals[deal_index(order, number, len(deals), self.config.seed)]
+            for number, seed in enumerate(seeds)
+        }
 
     def _sprt_test(self) -> PairedSprt | None:
         if not self.format.paired_test:
@@ -312,7 +354,12 @@ class TournamentRunner:
         scheduler = self.format.scheduler(self.config, list(self.bots), test)
         stored_before = self._stored()
         buffer = self._buffer(stored_before, test)
-        executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
+        executor = make_executor(
+            self.executor_kind,
+            workers=self.workers,
+            address=self.ray_address,
+            announce=self._announce_executor,
+        )
         stop_reason: str | None = None
         display = ProgressDisplay(
             self.console,
@@ -361,6 +408,10 @@ class TournamentRunner:
                 executor.close()
         display.final(buffer.statistics)
         return self._finish(stop_reason, scheduler, buffer, started, len(stored_before))
+
+    def _announce_executor(self, line: str) -> None:
+        self.executor_choice = line.removeprefix("executor: ")
+        self.console.print(line, markup=False, highlight=False)
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots
@@ -435,7 +486,7 @@ class TournamentRunner:
             return not over()
 
         buffer.played_now = 0
-        executor.run(context, feed(), handle)
+        executor.run(context, feed(), handle, expected=len(pending))
         buffer.flush()
         display.update(
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
@@ -495,6 +546,7 @@ class TournamentRunner:
             played_now=stored - stored_before,
             seconds=time.monotonic() - started,
             message=message,
+            executor=self.executor_choice,
         )
 
 

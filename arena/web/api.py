@@ -255,8 +255,8 @@ def _upload(field: UploadFile | None) -> UploadFile | None:
     return field
 
 
-def _params(text: str | None) -> dict[str, Any]:
-    """A Python bot's parameters from the form's JSON object."""
+def _params(text: str | None, what: str = "a Python bot") -> dict[str, Any]:
+    """A submitted bot's parameters from the form's JSON object."""
     if text is None or not text.strip():
         return {}
     try:
@@ -266,7 +266,7 @@ def _params(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise FieldError(f"field 'params': a JSON object, e.g. {{\"seed\": 3}} (got {text!r:.80})")
     try:
-        return python_params(value)
+        return python_params(value, what)
     except BotRegistryError as exc:
         raise FieldError(f"field 'params': {exc}") from None
 
@@ -308,7 +308,11 @@ def submit_bot(
         str | None, Form(description="for a Python file: the bot class (default: the only one)")
     ] = None,
     params: Annotated[
-        str | None, Form(description='for a Python file: parameters as JSON, e.g. {"seed": 3}')
+        str | None,
+        Form(
+            description='parameters as JSON, e.g. {"seed": 3, "depth": 2}: a Python bot\'s '
+            "constructor gets them, an archive's command its new_game message"
+        ),
     ] = None,
 ) -> schemas.SubmittedBot:
     """Submit a bot (``arena bots add``): a Python file, or an archive plus a command.
@@ -332,8 +336,8 @@ def submit_bot(
         )
     if python_file is not None and command:
         raise FieldError("field 'command': only an archive takes a command")
-    if archive_file is not None and (class_name or params):
-        raise FieldError("fields 'class_name' and 'params' apply to a Python file only")
+    if archive_file is not None and class_name:
+        raise FieldError("field 'class_name' applies to a Python file only")
     with Session(ctx.engine) as session:
         check_may_change_bot(session, account, name)
     with session_scope(ctx.engine) as session:
@@ -367,6 +371,7 @@ def submit_bot(
             seconds=settings.check_seconds,
             code=bundle_files(files),
             command=_command(command, files),
+            params=_params(params, "a command bot"),
         )
     if not ctx.check_slots.acquire(timeout=settings.check_wait_seconds):
         raise Busy("every submission check slot is busy: try again in a minute")

@@ -39,6 +39,7 @@ def test_search_speed_refuses_a_bot_that_does_not_search() -> None:
         search_speed(KINGS_CORNER, 2, "greedy", positions=1, seconds=0.01)
 
 
+@pytest.mark.slow  # solves whole openings
 def test_opening_solves_agree_with_the_solver_and_never_lose() -> None:
     result = opening_solves(2, seed=9)
     assert len(result.seconds) == len(result.values) == 2

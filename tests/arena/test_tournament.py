@@ -253,6 +253,7 @@ def test_bad_configs_name_file_field_and_value_and_write_nothing(
     assert rows(db, "SELECT count(*) FROM bot") == [(0,)]
 
 
+@pytest.mark.slow  # starts Ray
 def test_ray_executor_with_two_workers(db: str) -> None:
     code, out, err = arena(
         db,

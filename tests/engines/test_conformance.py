@@ -26,20 +26,30 @@ from engines.errors import GameOverError, IllegalActionError, InvalidActionError
 from engines.outcome import ForfeitReason, Termination
 from engines.registry import all_games
 
+LONG_GAMES = {"kardinal", "kings_corner"}
+"""Games whose seeded playouts take up to seconds each: the costliest checks of their
+cases run in `make test`, not in `make test-fast`."""
 
-def variant_cases(game: Game) -> list[Any]:
+
+def variant_cases(game: Game, *, long_is_slow: bool = False) -> list[Any]:
     """The defaults at every seat count, and every other variant at the fewest seats
     (the cheapest; ``test_every_option_set_plays_within_its_declared_length_and_bounds``
-    plays every variant at every seat count)."""
+    plays every variant at every seat count). With ``long_is_slow``, the cases of
+    :data:`LONG_GAMES` are marked ``slow``."""
+    marks = [pytest.mark.slow] if long_is_slow and game.name in LONG_GAMES else []
     (_, defaults), *others = game.variants().items()
     seats = game.min_seats
-    return [pytest.param(game, n, defaults, id=f"{game.name}-{n}") for n in game.seat_counts] + [
-        pytest.param(game, seats, options, id=f"{game.name}-{seats}-{name}")
+    return [
+        pytest.param(game, n, defaults, id=f"{game.name}-{n}", marks=marks)
+        for n in game.seat_counts
+    ] + [
+        pytest.param(game, seats, options, id=f"{game.name}-{seats}-{name}", marks=marks)
         for name, options in others
     ]
 
 
 CASES = [case for game in all_games() for case in variant_cases(game)]
+LONG_CASES = [case for game in all_games() for case in variant_cases(game, long_is_slow=True)]
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 
 
@@ -162,7 +172,7 @@ def test_legal_actions_unique_ordered_and_present_until_the_end(
             assert state.outcome() is None
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_action_text_round_trips(game: Game, seats: int, options: Any, seed: int) -> None:
@@ -181,7 +191,7 @@ def test_malformed_action_text_is_rejected(game: Game, seats: int, options: Any)
             game.parse_action(text)
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_clones_are_independent(game: Game, seats: int, options: Any, seed: int) -> None:
@@ -197,7 +207,7 @@ def test_clones_are_independent(game: Game, seats: int, options: Any, seed: int)
     assert before == after
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_checked_path_rejects_illegal_and_late_actions(
@@ -224,7 +234,7 @@ def test_checked_path_rejects_illegal_and_late_actions(
         final.apply_action(next(iter(every_action)))
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_record_replay_reproduces_outcome_and_observations(
@@ -252,7 +262,7 @@ def test_record_replay_reproduces_outcome_and_observations(
     assert record.outcome == state.outcome().to_dict()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_observations_are_json_data(game: Game, seats: int, options: Any, seed: int) -> None:
@@ -263,7 +273,7 @@ def test_observations_are_json_data(game: Game, seats: int, options: Any, seed: 
             assert json.loads(json.dumps(observation)) == observation
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @settings(max_examples=8)
 @given(seed=seeds)
 def test_determinisation_agrees_with_the_observation(

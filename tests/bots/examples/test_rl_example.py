@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sqlmodel import Session
 from typer.testing import CliRunner
 
@@ -36,6 +37,7 @@ def test_the_written_bot_carries_the_weights() -> None:
     assert namespace["WEIGHTS"] == tuple(round(w, 4) for w in weights)
 
 
+@pytest.mark.slow  # trains, then runs a tournament
 def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
     bot_file, db = tmp_path / "learned.py", tmp_path / "arena.db"
     assert (
