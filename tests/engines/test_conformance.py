@@ -41,8 +41,8 @@ LONG_CASES = [
     for game in all_games()
     for seats in game.seat_counts
 ]
-"""The cases of the costliest checks: those of long games run in `make test`, not in
-`make test-fast`."""
+"""The cases of the checks that play seeded games: those of long games run in `make test`,
+not in `make test-fast`."""
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 
 
@@ -81,7 +81,7 @@ def random_playout(game: Game, seats: int, seed: int, options: Any = None) -> li
     return states
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_playouts_end_within_declared_length(game: Game, seats: int, seed: int) -> None:
@@ -124,7 +124,7 @@ def test_every_option_set_plays_within_its_declared_length_and_bounds(
         assert all(low <= r <= high for r in outcome.returns), (outcome.returns, (low, high))
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_legal_actions_unique_ordered_and_present_until_the_end(
@@ -278,7 +278,7 @@ def test_hidden_information_is_really_resampled(game: Game, seats: int) -> None:
     assert differs
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_states_pickle_and_serialise(game: Game, seats: int, seed: int) -> None:
@@ -296,7 +296,7 @@ def test_states_pickle_and_serialise(game: Game, seats: int, seed: int) -> None:
         ]
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_one_seed_one_game(game: Game, seats: int, seed: int) -> None:
