@@ -32,6 +32,7 @@ lint: $(INSTALLED)
 	$(BIN)/ruff check arena bots engines tests
 	$(BIN)/ruff format --check arena bots engines tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(INSTALLED)
 	$(BIN)/arena bench engines

@@ -18,7 +18,7 @@ from rich.markup import escape
 from typer._click import Context
 from typer.core import TyperGroup
 
-from arena.cli import bench, bots, play, report, solitaire, solve, tournament, web
+from arena.cli import bench, bots, deals, play, report, solitaire, solve, tournament, web
 from arena.cli.console import error_console
 from arena.errors import ArenaError
 from engines.errors import GameError
@@ -67,6 +67,7 @@ report.register(app)
 app.command("demo")(tournament.demo)
 app.add_typer(bots.app, name="bots")
 app.add_typer(tournament.app, name="tournament")
+app.add_typer(deals.app, name="deals")
 app.add_typer(bench.app, name="bench")
 app.add_typer(solve.app, name="solve")
 app.command("solitaire")(solitaire.solitaire)

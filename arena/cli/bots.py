@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -14,6 +14,9 @@ from arena.errors import ArenaError
 from arena.players.loader import BUILTIN, COMMAND, BotSource, command_files
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.players.submission import check_submission
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -42,7 +45,13 @@ def add(
         ),
     ] = None,
     param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="bot parameter KEY=VALUE: a built-in kind's (`arena bots kinds GAME`), or "
+            "given to a --python bot's constructor and a --cmd bot's new_game message",
+        ),
     ] = None,
     check_time: Annotated[
         float, typer.Option(help="seconds the submission check gives the bot per step")
@@ -70,9 +79,7 @@ def add(
     elif python is not None:
         source = python_source(python, params)
     else:
-        if params:
-            raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
-        source = command_source(cmd or "", also=file or [])
+        source = command_source(cmd or "", also=file or [], params=params)
     if source.kind != BUILTIN:
         _check_submission(source, game, name, check_time)
     engine = database(db)
@@ -104,6 +111,28 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
             highlight=False,
         )
     console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
+
+
+@app.command("kinds")
+def kinds(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="see `arena games`")],
+) -> None:
+    """List the built-in bot kinds of a game with every parameter: its type, default
+    and meaning. Give them as KIND:key=value,… (`-b mcts:iterations=500,seconds=0.2`)."""
+    from bots.registry import all_bot_kinds
+    from engines.registry import get_game
+
+    name = get_game(game).name
+    lines = [f"built-in bots for {name} (give parameters as KIND:key=value,…)"]
+    for kind in all_bot_kinds(name):
+        lines.append(f"\n{kind.name}: {kind.description}")
+        for spec in kind.param_specs():
+            default = "none" if spec.default is None else repr(spec.default)
+            meaning = spec.description
+            if spec.old_name is not None:
+                meaning += f" (old name {spec.old_name!r}: deprecated, still accepted)"
+            lines.append(f"  {spec.name:<12} {spec.type:<10} default {default:<11} {meaning}")
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("list")
@@ -147,7 +176,8 @@ def show(
     code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
     db: DbOption = None,
 ) -> None:
-    """Show one bot version: kind, entry, parameters, code hash, games played."""
+    """Show one bot version: kind, entry, parameters, code hash, games played, and its
+    forfeits: how many for each reason, the latest messages and its stderr's tail."""
     from sqlmodel import Session
 
     from arena.store.bots import find_bot, games_played
@@ -164,8 +194,36 @@ def show(
         console.print(f"  code hash: {bot.code_hash}")
         console.print(f"  created:   {bot.created:%Y-%m-%d %H:%M:%S} UTC")
         console.print(f"  games:     {games_played(session, bot.id)}")
-        if code and bot.code:
-            console.print(bot.code, markup=False, highlight=False)
+        bot_id = bot.id
+        stored_code = bot.code if code else None
+    _show_forfeits(engine, bot_id)
+    if stored_code:
+        console.print(stored_code, markup=False, highlight=False)
+
+
+def _show_forfeits(engine: Engine, bot_id: int) -> None:
+    """The bot's forfeits by reason, the latest messages and its stderr tail."""
+    from sqlmodel import Session
+
+    from arena.store.listing import bot_forfeits
+
+    with Session(engine) as session:
+        summary = bot_forfeits(session, bot_id)
+    if not summary.by_reason:
+        console.print("  forfeits:  none")
+        return
+    counts = ", ".join(f"{reason} {count}" for reason, count in summary.by_reason.items())
+    lines = [f"  forfeits:  {sum(summary.by_reason.values())} ({counts})", "  latest:"]
+    for forfeit in summary.latest:
+        lines.append(
+            f"    tournament {forfeit.tournament_id} game #{forfeit.index}: {forfeit.reason}: "
+            f"{forfeit.message}"
+        )
+    stderr = next((f.stderr for f in summary.latest if f.stderr), None)
+    if stderr is not None:
+        lines.append("  stderr (the end kept with its latest forfeit):")
+        lines.extend(f"    {line}" for line in stderr.split(" | "))
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("remove")

@@ -216,12 +216,30 @@ def _v5_reserve_builtin_names(op: Operations) -> None:
         connection.execute(sa.update(bots).where(bots.c.id == row.id).values(name=renamed[key]))
 
 
+def _v6_claimed_status(op: Operations) -> None:
+    """``pending`` meant two things: created on the command line and not started, or
+    taken from the web's queue by a worker and not started. A worker's now says
+    ``claimed``; only tournaments queued over the web (those with an owner) were ever
+    claimed, and those the command line creates have none."""
+    tournaments = sa.table(
+        "tournament",
+        sa.column("status", sa.String),
+        sa.column("owner_id", sa.Integer),
+    )
+    op.get_bind().execute(
+        sa.update(tournaments)
+        .where(tournaments.c.status == "pending", tournaments.c.owner_id.is_not(None))
+        .values(status="claimed")
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
     _v3_game_order_index,
     _v4_bot_names_per_game,
     _v5_reserve_builtin_names,
+    _v6_claimed_status,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -25,35 +25,23 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.play.runner import CRASH, ILLEGAL_ACTION, TIMEOUT
+from arena.play.results import GameStatus
 from arena.players.loader import BUILTIN
 from arena.store.models import BotVersion, GameResult, Participant
-from arena.tournament.health import SUSPENDED
+from engines.outcome import ForfeitReason, Termination, ranking_points
 
-ERROR_STATUS = "error"
-"""The status of a stored game whose play raised on the host."""
-WON = "won"
-"""The termination of a won one-seat game (patience)."""
-
-FORFEIT_REASONS = (CRASH, TIMEOUT, ILLEGAL_ACTION, "malformed_output", "protocol_violation")
+FORFEIT_REASONS = (
+    ForfeitReason.CRASH,
+    ForfeitReason.TIMEOUT,
+    ForfeitReason.ILLEGAL_ACTION,
+    ForfeitReason.MALFORMED_OUTPUT,
+    ForfeitReason.PROTOCOL_VIOLATION,
+)
 """The reasons a bot forfeits by its own fault, each a column of the CSV report; any
 other reason is counted as ``other``."""
 OTHER_REASON = "other"
-
-
-def game_points(ranking: tuple[int, ...], seat: int) -> float:
-    """A seat's share of the opponents it beat (ties count half): 1 win, 0.5 draw, 0 loss
-    for two players; for k players the fraction of the other k-1 it finished ahead of;
-    for one seat 1 for first place."""
-    others = len(ranking) - 1
-    if others == 0:
-        return 1.0 if ranking[seat] == 1 else 0.0
-    mine = ranking[seat]
-    beaten = sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking) - 0.5
-    return beaten / others
 
 
 class Standing(StrEnum):
@@ -111,13 +99,13 @@ class StoredGame:
 
 def standing(game: CountedGame, builtin: Collection[int]) -> Standing:
     """How ``game`` counts; ``builtin`` holds the ids of the built-in bots."""
-    if game.status == ERROR_STATUS:
+    if game.status == GameStatus.ERROR:
         return Standing.HOST_FAULT
-    if game.reason == SUSPENDED:
+    if game.reason == ForfeitReason.SUSPENDED:
         return Standing.UNPLAYED
     if (
         game.offender is not None
-        and game.reason == TIMEOUT
+        and game.reason == ForfeitReason.TIMEOUT
         and game.seats[game.offender] in builtin
     ):
         return Standing.HOST_FAULT
@@ -161,14 +149,14 @@ class Tally:
             self.host_faults += times
             return
         self.games += times
-        self.points += times * game_points(game.ranking, seat)
+        self.points += times * ranking_points(game.ranking)[seat]
         self.place_sum += times * game.ranking[seat]
         self.score_sum += times * game.returns[seat]
         if game.offender == seat:
             reason = game.reason if game.reason in FORFEIT_REASONS else OTHER_REASON
             self.forfeits[reason] += times
         if len(game.seats) == 1:
-            won = game.termination == WON
+            won = game.termination == Termination.WON
             self.wins += times * won
             self.losses += times * (not won)
             return
@@ -233,7 +221,7 @@ def tally_games(games: Iterable[StoredGame], builtin: Collection[int]) -> Tallie
 
 
 def load_games(
-    engine: Engine,
+    session: Session,
     *,
     tournament_ids: Sequence[int],
     bot_ids: Collection[int] | None = None,
@@ -256,8 +244,8 @@ def load_games(
         .where(g.c.tournament_id.in_(list(tournament_ids)))
         .order_by(g.c.tournament_id, g.c.index)
     )
-    with engine.connect() as connection, without_cycle_collection():
-        rows = connection.execute(query).all()
+    with without_cycle_collection():
+        rows = session.connection().execute(query).all()
     if not rows:
         return []
     with without_cycle_collection():
@@ -313,31 +301,27 @@ class BotNames:
         return str(bot_id) if label is None else label
 
 
-def bot_names(engine: Engine, bot_ids: Collection[int]) -> BotNames:
+def bot_names(session: Session, bot_ids: Collection[int]) -> BotNames:
     """The labels and kinds of the bot versions ``bot_ids``."""
-    with Session(engine) as session:
-        bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
+    bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
     return BotNames(
         {bot.id: bot.label for bot in bots if bot.id is not None},
         frozenset(bot.id for bot in bots if bot.id is not None and bot.kind == BUILTIN),
     )
 
 
-def bot_tallies(engine: Engine, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
+def bot_tallies(session: Session, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
     """The :class:`Tally` of each of ``bot_ids`` in each tournament it played in, by
     (bot id, tournament id)."""
-    with Session(engine) as session:
-        tournament_ids = sorted(
-            set(
-                session.exec(
-                    select(Participant.tournament_id).where(
-                        col(Participant.bot_id).in_(set(bot_ids))
-                    )
-                ).all()
-            )
+    tournament_ids = sorted(
+        set(
+            session.exec(
+                select(Participant.tournament_id).where(col(Participant.bot_id).in_(set(bot_ids)))
+            ).all()
         )
-    games = load_games(engine, tournament_ids=tournament_ids, bot_ids=bot_ids)
-    names = bot_names(engine, {bot for game in games for bot in game.seats})
+    )
+    games = load_games(session, tournament_ids=tournament_ids, bot_ids=bot_ids)
+    names = bot_names(session, {bot for game in games for bot in game.seats})
     tallies: dict[tuple[int, int], Tally] = {}
     wanted = set(bot_ids)
     for game in games:

@@ -9,7 +9,6 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -21,11 +20,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.deals import DealOrder, deal_index
+from arena.play.results import FinishedGame, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl
+from arena.play.time_control import config_time_controls
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
-    CANCELLED,
     count_stored,
     drop_unplayed,
     fault_history,
@@ -34,96 +35,98 @@ from arena.store.games import (
     read_status,
     schedule_games,
     schedule_state,
+    scheduled_seeds,
     set_status,
     store_games,
     unplayed_games,
 )
-from arena.store.models import BotVersion, Participant, Tournament, utcnow
+from arena.store.models import (
+    BotVersion,
+    Participant,
+    Tournament,
+    TournamentStatus,
+    utcnow,
+)
 from arena.store.tally import Standing, StoredGame, bot_names, load_games, standing
-from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
+from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
-    PlayedGame,
     TournamentContext,
     forfeited_game,
     make_executor,
 )
-from arena.tournament.health import SUSPENDED, BotHealth
+from arena.tournament.formats import Role, tournament_format
+from arena.tournament.health import BotHealth
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
     LiveStatistics,
     ProgressDisplay,
     Standings,
 )
-from arena.tournament.scheduling import (
-    FinishedGame,
-    FixedScheduler,
-    PlannedGame,
-    Scheduler,
-    gauntlet_tables,
-    round_robin_tables,
-    schedule_tables,
-    solitaire_games,
-)
+from arena.tournament.scheduling import Scheduler
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 FLUSH_GAMES = 1_000
 FLUSH_SECONDS = 1.0
-
-RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
 
 
 class TournamentStateError(ArenaError):
     """The tournament is in a state that does not allow the request."""
 
 
-def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
+def create_tournament(
+    session: Session,
+    config: TournamentConfig,
+    source: str = "config",
+    *,
+    status: TournamentStatus = TournamentStatus.PENDING,
+    owner_id: int | None = None,
+) -> int:
     """Validate the bots, then write the tournament, its participants and (for fixed
-    formats) its whole schedule in one transaction. Returns the tournament's id.
+    formats) its whole schedule, in the caller's transaction. Returns the tournament's
+    id. A tournament queued over the web is written ``queued`` with its owner.
 
     Raises:
-        ConfigError: a bot that is unknown or plays another game; nothing is written.
+        ConfigError: a bot that is unknown or plays another game (the caller's
+            transaction then writes nothing).
     """
     game = get_game(config.game)
     options = game.options_to_dict(game.parse_options(config.options))
-    with session_scope(engine) as session:
-        roles = _resolve_participants(session, config, source)
-        tournament = Tournament(
-            name=config.label,
-            game=game.name,
-            options=options,
-            format=config.format,
-            config=config.model_dump(mode="json"),
-            seed=config.seed,
-            status="pending",
+    roles = _resolve_participants(session, config, source)
+    tournament = Tournament(
+        name=config.label,
+        game=game.name,
+        options=options,
+        format=config.format,
+        config=config.model_dump(mode="json"),
+        seed=config.seed,
+        status=status,
+        owner_id=owner_id,
+    )
+    session.add(tournament)
+    session.flush()
+    assert tournament.id is not None
+    for position, (bot, role) in enumerate(roles):
+        assert bot.id is not None
+        session.add(
+            Participant(tournament_id=tournament.id, bot_id=bot.id, role=role, position=position)
         )
-        session.add(tournament)
-        session.flush()
-        assert tournament.id is not None
-        for position, (bot, role) in enumerate(roles):
-            assert bot.id is not None
-            session.add(
-                Participant(
-                    tournament_id=tournament.id, bot_id=bot.id, role=role, position=position
-                )
-            )
-        fixed = _fixed_schedule(config, roles)
-        if fixed is not None:
-            schedule_games(session, tournament.id, fixed.games)
-        return tournament.id
+    first = tournament_format(config.format).first_schedule(
+        config, [(bot.id, role) for bot, role in roles if bot.id is not None]
+    )
+    if first:
+        schedule_games(session, tournament.id, first)
+    return tournament.id
 
 
 def _resolve_participants(
     session: Session, config: TournamentConfig, source: str
-) -> list[tuple[BotVersion, str]]:
-    groups = (
-        [("candidate", config.candidates), ("opponent", config.opponents)]
-        if config.format == "gauntlet"
-        else [("player", config.bots)]
-    )
-    field_names = {"candidate": "candidates", "opponent": "opponents", "player": "bots"}
-    resolved: list[tuple[BotVersion, str]] = []
+) -> list[tuple[BotVersion, Role]]:
+    groups = tournament_format(config.format).groups(config)
+    field_names = {Role.CANDIDATE: "candidates", Role.OPPONENT: "opponents", Role.PLAYER: "bots"}
+    resolved: list[tuple[BotVersion, Role]] = []
     seen: dict[int, str] = {}
     for role, references in groups:
         for reference in references:
@@ -142,46 +145,10 @@ def _resolve_participants(
     return resolved
 
 
-def _fixed_schedule(
-    config: TournamentConfig, roles: list[tuple[BotVersion, str]]
-) -> FixedScheduler | None:
-    ids = [bot.id for bot, _ in roles if bot.id is not None]
-    seats = config.seat_count
-    if config.format == "round-robin":
-        tables = round_robin_tables(ids, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
-    if config.format == "gauntlet":
-        candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
-        opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
-        tables = gauntlet_tables(candidates, opponents, seats)
-        return FixedScheduler(
-            schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-        )
-    if config.format == "solitaire":
-        return FixedScheduler(solitaire_games(ids, deals=config.games, seed=config.seed))
-    return None
-
-
-def make_scheduler(
-    config: TournamentConfig, bot_ids: list[int], test: PairedSprt | None = None
-) -> Scheduler:
-    """The scheduler of an adaptive format (a ``sprt`` one with the test the driver
-    feeds); fixed formats were scheduled at creation.
-
-    Raises:
-        ConfigError: a ``sprt`` tournament without its test.
-    """
-    if config.format in ("round-robin", "gauntlet", "solitaire"):
-        return FixedScheduler([])
-    return adaptive_scheduler(config, bot_ids, test)
-
-
 @dataclass
 class RunSummary:
     tournament_id: int
-    status: str
+    status: TournamentStatus
     stored: int
     scheduled: int
     played_now: int
@@ -225,17 +192,23 @@ class _Buffer:
     def flush(self) -> None:
         if self.games:
             batch = self.games
-            with_retries(lambda: store_games(self.engine, self.tournament_id, batch))
+            with_retries(lambda: self._store(batch))
             self.stored += len(batch)
             self.games = []
         self.last_flush = time.monotonic()
+
+    def _store(self, games: list[PlayedGame]) -> None:
+        with session_scope(self.engine) as session:
+            store_games(session, self.tournament_id, games)
 
 
 class TournamentRunner:
     """Runs (or resumes) one tournament to completion, interruption or cancellation.
 
     ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
-    games; 0 turns the live statistics off.
+    games; 0 turns the live statistics off. ``on_completed(engine, tournament_id)`` runs
+    once the tournament is completed (the service records the final ratings with it:
+    :func:`arena.report.build.record_final_ratings`, a layer above this one).
     """
 
     def __init__(
@@ -248,6 +221,7 @@ class TournamentRunner:
         workers: int | None = None,
         ray_address: str | None = None,
         on_flush: Callable[[int], None] | None = None,
+        on_completed: Callable[[Engine, int], None] | None = None,
         rating_interval: int = DEFAULT_RATING_INTERVAL,
     ):
         self.engine = engine
@@ -257,19 +231,22 @@ class TournamentRunner:
             tournament = get_tournament(session, tournament_id)
             self.tournament = tournament
             self.config = validate_config(tournament.config, f"tournament {tournament_id}")
+            self.format = tournament_format(self.config.format)
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
-        self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
-        self.names = bot_names(engine, set(self.bots))
+            history = fault_history(session, tournament_id)
+            self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+            self.names = bot_names(session, set(self.bots))
         self.health = BotHealth(self.config.max_crash_rate)
         for participant in self.participants:
             if participant.suspended:
                 self.health.suspended[participant.bot_id] = participant.suspended_reason or ""
-        self.health.observe(fault_history(engine, tournament_id))
+        self.health.observe(history)
         self.executor_kind = executor or self.config.executor
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
         self.on_flush = on_flush
+        self.on_completed = on_completed
         self.rating_interval = rating_interval
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
@@ -282,11 +259,47 @@ class TournamentRunner:
             options=dict(self.tournament.options),
             seats=self.config.seat_count,
             bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
-            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+            time_control=self.time_controls()[None],
+            time_controls={
+                bot_id: control
+                for bot_id, control in self.time_controls().items()
+                if bot_id is not None
+            },
+            deals=self._deals_by_seed(),
         )
 
+    def time_controls(self) -> dict[int | None, TimeControl]:
+        """Every bot's time control (under None) and each bot's own, by bot id."""
+        controls = config_time_controls(self.config.model_dump())
+        references = [
+            reference for _, group in self.format.groups(self.config) for reference in group
+        ]
+        # Participants are stored in the order of the configuration's references.
+        by_reference = {
+            reference: participant.bot_id
+            for reference, participant in zip(references, self.participants, strict=True)
+        }
+        return {
+            (None if reference is None else by_reference[reference]): control
+            for reference, control in controls.items()
+        }
+
+    def _deals_by_seed(self) -> dict[int, dict[str, Any]]:
+        """With a deal file, the deal each scheduled deal seed plays: the k-th seed (in
+        the order of the schedule) the deal :func:`~arena.play.deals.deal_index` picks."""
+        deals = self.config.deals
+        if not isinstance(deals, list):
+            return {}
+        order = DealOrder(self.config.deal_order)
+        with Session(self.engine) as session:
+            seeds = scheduled_seeds(session, self.tournament_id)
+        return {
+            seed: deals[deal_index(order, number, len(deals), self.config.seed)]
+            for number, seed in enumerate(seeds)
+        }
+
     def _sprt_test(self) -> PairedSprt | None:
-        if self.config.format != "sprt":
+        if not self.format.paired_test:
             return None
         candidate, baseline = (p.bot_id for p in self.participants)
         return PairedSprt(
@@ -310,11 +323,15 @@ class TournamentRunner:
             test.add(stored)
         return _Buffer(self.engine, self.tournament_id, standings, statistics, test)
 
+    def _stored(self) -> list[StoredGame]:
+        with Session(self.engine) as session:
+            return load_games(session, tournament_ids=[self.tournament_id])
+
     def _rated(self) -> list[FinishedGame]:
         """The stored games the adaptive formats decide on: the rated ones."""
         return [
             FinishedGame(g.index, g.seed, g.seats, g.ranking, g.returns)
-            for g in load_games(self.engine, tournament_ids=[self.tournament_id])
+            for g in self._stored()
             if standing(g, self.names.builtin) is Standing.RATED
         ]
 
@@ -327,14 +344,15 @@ class TournamentRunner:
             TournamentStateError: the tournament is completed or cancelled.
             StorageError, ExecutionError: the database or the executor failed.
         """
-        status = read_status(self.engine, self.tournament_id)
-        if status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+        with session_scope(self.engine) as session:
+            status = read_status(session, self.tournament_id)
+            if status.finished:
+                raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+            set_status(session, self.tournament_id, TournamentStatus.RUNNING, started=utcnow())
         started = time.monotonic()
-        set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
         test = self._sprt_test()
-        scheduler = make_scheduler(self.config, list(self.bots), test)
-        stored_before = load_games(self.engine, tournament_ids=[self.tournament_id])
+        scheduler = self.format.scheduler(self.config, list(self.bots), test)
+        stored_before = self._stored()
         buffer = self._buffer(stored_before, test)
         executor = make_executor(
             self.executor_kind,
@@ -346,7 +364,7 @@ class TournamentRunner:
         display = ProgressDisplay(
             self.console,
             f"tournament {self.tournament_id}",
-            solitaire=self.config.format == "solitaire",
+            solitaire=self.format.solitaire,
         )
         previous_sigterm = signal.getsignal(signal.SIGTERM)
         if previous_sigterm is signal.SIG_DFL:
@@ -354,8 +372,9 @@ class TournamentRunner:
         try:
             with display:
                 while stop_reason is None and not self._ends_early(test):
-                    pending = unplayed_games(self.engine, self.tournament_id)
-                    scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
+                    with Session(self.engine) as session:
+                        pending = unplayed_games(session, self.tournament_id)
+                        scheduled, next_index, batch = schedule_state(session, self.tournament_id)
                     display.start(scheduled - len(pending), scheduled)
                     if pending:
                         stop_reason = self._play(executor, pending, buffer, display, scheduled)
@@ -363,22 +382,23 @@ class TournamentRunner:
                             break
                     # Only the elo format decides on the stored games (sprt follows its
                     # test, fixed formats are scheduled already).
-                    finished = self._rated() if self.config.format == "elo" else []
+                    finished = self._rated() if self.format.decides_on_stored else []
                     batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
                     if not batch_games:
                         break
                     with session_scope(self.engine) as session:
                         schedule_games(session, self.tournament_id, batch_games)
         except KeyboardInterrupt:
-            stop_reason = INTERRUPTED
+            stop_reason = TournamentStatus.INTERRUPTED
         except BaseException as exc:
             buffer.flush()
-            set_status(
-                self.engine,
-                self.tournament_id,
-                FAILED,
-                message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
-            )
+            with session_scope(self.engine) as session:
+                set_status(
+                    session,
+                    self.tournament_id,
+                    TournamentStatus.FAILED,
+                    message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
+                )
             raise
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
@@ -438,7 +458,7 @@ class TournamentRunner:
                             context,
                             planned,
                             offender,
-                            SUSPENDED,
+                            ForfeitReason.SUSPENDED,
                             f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
                         )
                     ]
@@ -448,7 +468,7 @@ class TournamentRunner:
             buffer.add(result.games)
             for bot_id, why in self.health.observe(result.games):
                 self._suspend(bot_id, why)
-                if self.config.format == "sprt":
+                if self.format.paired_test:
                     self.stop_message = (
                         f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
                         f"continue; {buffer.test.describe() if buffer.test else ''}"
@@ -457,8 +477,8 @@ class TournamentRunner:
                 buffer.flush()
                 if self.on_flush is not None:
                     self.on_flush(buffer.stored)
-                if read_status(self.engine, self.tournament_id) == CANCELLED:
-                    outcome["stop"] = CANCELLED
+                if self._status() == TournamentStatus.CANCELLED:
+                    outcome["stop"] = TournamentStatus.CANCELLED
                     return False
             display.update(
                 done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
@@ -472,6 +492,10 @@ class TournamentRunner:
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
         )
         return outcome["stop"]
+
+    def _status(self) -> TournamentStatus:
+        with Session(self.engine) as session:
+            return read_status(session, self.tournament_id)
 
     def _suspend(self, bot_id: int, why: str) -> None:
         label = self.bots[bot_id].label
@@ -495,23 +519,25 @@ class TournamentRunner:
         started: float,
         stored_before: int,
     ) -> RunSummary:
-        stored = count_stored(self.engine, self.tournament_id)
-        scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
-        if read_status(self.engine, self.tournament_id) == CANCELLED:
-            stop_reason = CANCELLED  # however the run ended, a cancel stands
-        message: str | None
-        if stop_reason == INTERRUPTED:
-            status = INTERRUPTED
-            message = f"interrupted after {stored} of {scheduled} games"
-        elif stop_reason == CANCELLED:
-            status = CANCELLED
-            message = f"cancelled after {stored} of {scheduled} games"
-        else:
-            status = COMPLETED
-            message = self.stop_message or scheduler.stop_reason()
-        set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
-        if status == COMPLETED:
-            _snapshot(self.engine, self.tournament_id)
+        with session_scope(self.engine) as session:
+            stored = count_stored(session, self.tournament_id)
+            scheduled, _, _ = schedule_state(session, self.tournament_id)
+            if read_status(session, self.tournament_id) == TournamentStatus.CANCELLED:
+                stop_reason = TournamentStatus.CANCELLED  # however the run ended, a cancel stands
+            message: str | None
+            status: TournamentStatus
+            if stop_reason == TournamentStatus.INTERRUPTED:
+                status = TournamentStatus.INTERRUPTED
+                message = f"interrupted after {stored} of {scheduled} games"
+            elif stop_reason == TournamentStatus.CANCELLED:
+                status = TournamentStatus.CANCELLED
+                message = f"cancelled after {stored} of {scheduled} games"
+            else:
+                status = TournamentStatus.COMPLETED
+                message = self.stop_message or scheduler.stop_reason()
+            set_status(session, self.tournament_id, status, message=message, finished=utcnow())
+        if status == TournamentStatus.COMPLETED and self.on_completed is not None:
+            self.on_completed(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
             status=status,
@@ -524,31 +550,23 @@ class TournamentRunner:
         )
 
 
-def _snapshot(engine: Engine, tournament_id: int) -> None:
-    """Record the final ratings; a tournament that cannot be rated still completes."""
-    from arena.report.build import snapshot_ratings
-
-    with contextlib.suppress(ArenaError):
-        snapshot_ratings(engine, tournament_id)
-
-
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def cancel_tournament(engine: Engine, tournament_id: int) -> Tournament:
-    """Mark a tournament cancelled; a running driver stops at its next write.
+def cancel_tournament(session: Session, tournament_id: int) -> Tournament:
+    """Mark a tournament cancelled (in the caller's transaction); a running driver
+    stops at its next write.
 
     Raises:
         NotFoundError: no such tournament.
         TournamentStateError: it is already completed or cancelled.
     """
-    with session_scope(engine) as session:
-        tournament = get_tournament(session, tournament_id)
-        if tournament.status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
-        tournament.status = CANCELLED
-        tournament.message = "cancelled by the user"
-        tournament.finished = utcnow()
-        session.add(tournament)
-        return tournament
+    tournament = get_tournament(session, tournament_id)
+    if TournamentStatus(tournament.status).finished:
+        raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
+    tournament.status = TournamentStatus.CANCELLED
+    tournament.message = "cancelled by the user"
+    tournament.finished = utcnow()
+    session.add(tournament)
+    return tournament

@@ -10,8 +10,8 @@ the rest would cost, and hands the rest to Ray only when Ray's start pays for it
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import json
 import os
 import signal
 import socket
@@ -25,10 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.runner import CRASH, TimeControl, play_game
+from arena.play.records import new_record
+from arena.play.results import PlannedGame, PlayedGame
+from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
-from arena.tournament.scheduling import PlannedGame
 from bots.base import Bot
+from engines.core import State
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 TARGET_CHUNK_SECONDS = 0.5
@@ -62,24 +65,29 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
+    """Every bot's, but those in ``time_controls``."""
+    time_controls: dict[int, TimeControl] = field(default_factory=dict)
+    """A bot's own time control, by bot id."""
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
 
+    def control_of(self, bot_id: int) -> TimeControl:
+        return self.time_controls.get(bot_id, self.time_control)
 
-@dataclass(frozen=True)
-class PlayedGame:
-    """A finished game as a worker reports it."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]
-    status: str  # ok | forfeit | error
-    returns: tuple[float, ...]
-    ranking: tuple[int, ...]
-    termination: str
-    offender: int | None
-    reason: str | None
-    record: str
-    duration: float
-    worker: str
+    def initial_state(self, planned: PlannedGame) -> State:
+        """The start of a planned game: its deal from the deal file, or shuffled from
+        its seed; the seed seeds the bots either way."""
+        game = get_game(self.game)
+        deal = self.deals.get(planned.seed)
+        if deal is None:
+            return game.new_initial_state(
+                seed=planned.seed, seats=len(planned.seats), options=self.options
+            )
+        state = game.state_from_deal(
+            deal, seats=len(planned.seats), options=game.parse_options(self.options)
+        )
+        state.seed = planned.seed
+        return state
 
 
 @dataclass
@@ -96,7 +104,7 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     key = (context.tournament_id, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
-        bot = instantiate(context.bots[bot_id], time_control=context.time_control)
+        bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
         _bot_cache[key] = bot
     return bot
 
@@ -107,107 +115,51 @@ def worker_name() -> str:
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
     """Play one planned game; bot failures become forfeits, engine failures ``error``."""
-    game = get_game(context.game)
     started = time.perf_counter()
     labels = [context.bots[bot_id].label for bot_id in planned.seats]
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     bots: list[Bot] = []
     for seat, bot_id in enumerate(planned.seats):
         try:
             bots.append(_bot_for(context, bot_id, seat))
         except BotLoadError as exc:
-            return forfeited_game(context, planned, seat, CRASH, str(exc))
+            return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
     try:
-        record = play_game(state, bots, players=labels, time_control=context.time_control)
+        controls = [context.control_of(bot_id) for bot_id in planned.seats]
+        record = play_game(state, bots, players=labels, time_control=controls)
     except Exception as exc:  # an engine bug must not take the tournament down
-        return _error_game(context, planned, labels, repr(exc), started)
-    outcome = record.outcome
-    forfeit = outcome.get("offender") is not None
-    return PlayedGame(
-        index=planned.index,
-        seed=planned.seed,
-        seats=planned.seats,
-        status="forfeit" if forfeit else "ok",
-        returns=tuple(outcome["returns"]),
-        ranking=tuple(outcome["ranking"]),
-        termination=outcome["termination"],
-        offender=outcome.get("offender"),
-        reason=outcome.get("reason"),
-        record=record.model_dump_json(),
-        duration=record.duration or 0.0,
-        worker=worker_name(),
-    )
+        return PlayedGame.host_error(
+            planned,
+            game=context.game,
+            players=labels,
+            message=repr(exc),
+            duration=time.perf_counter() - started,
+            worker=worker_name(),
+        )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def forfeited_game(
-    context: TournamentContext, planned: PlannedGame, seat: int, reason: str, message: str
+    context: TournamentContext,
+    planned: PlannedGame,
+    seat: int,
+    reason: ForfeitReason,
+    message: str,
 ) -> PlayedGame:
     """A game ``seat`` forfeits before its first move (its bot failed to load, or was
     suspended); the record holds the deal and no actions."""
     started = time.perf_counter()
     game = get_game(context.game)
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     outcome = game.forfeit_outcome(state, seat, reason)
-    record = {
-        "format": "arena-record/1",
-        "game": game.name,
-        "options": game.options_to_dict(state.options),
-        "seats": len(planned.seats),
-        "seed": planned.seed,
-        "players": [context.bots[bot_id].label for bot_id in planned.seats],
-        "deal": dict(state.deal()),
-        "actions": [],
-        "outcome": {**outcome.to_dict(), "details": {"message": message[:500]}},
-        "duration": time.perf_counter() - started,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "forfeit",
-        outcome.returns,
-        outcome.ranking,
-        outcome.termination,
-        seat,
-        reason,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
+    record = new_record(
+        state,
+        players=[context.bots[bot_id].label for bot_id in planned.seats],
+        deal=state.deal(),
+        outcome=dataclasses.replace(outcome, details={"message": message[:500]}),
+        duration=time.perf_counter() - started,
     )
-
-
-def _error_game(
-    context: TournamentContext,
-    planned: PlannedGame,
-    labels: list[str],
-    message: str,
-    started: float,
-) -> PlayedGame:
-    seats = len(planned.seats)
-    record = {
-        "error": message[:2000],
-        "game": context.game,
-        "seed": planned.seed,
-        "players": labels,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "error",
-        (0.0,) * seats,
-        (1,) * seats,
-        "error",
-        None,
-        None,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
-    )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def play_chunk(context: TournamentContext, games: Sequence[PlannedGame]) -> ChunkResult:

@@ -12,12 +12,33 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from arena.tournament.execution import PlayedGame
+from arena.play.results import GameStatus
+from engines.outcome import ForfeitReason
 
-CRASH_REASONS = frozenset({"crash", "timeout", "malformed_output", "protocol_violation"})
-SUSPENDED = "suspended"
+CRASH_REASONS = frozenset(
+    {
+        ForfeitReason.CRASH,
+        ForfeitReason.TIMEOUT,
+        ForfeitReason.MALFORMED_OUTPUT,
+        ForfeitReason.PROTOCOL_VIOLATION,
+    }
+)
 MIN_GAMES = 10
+
+
+class SeatFaults(Protocol):
+    """What suspensions need of a game: a game just played or a stored one."""
+
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+    @property
+    def offender(self) -> int | None: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
 
 
 @dataclass
@@ -27,11 +48,11 @@ class BotHealth:
     crashes: Counter[int] = field(default_factory=Counter)
     suspended: dict[int, str] = field(default_factory=dict)
 
-    def observe(self, games: Iterable[PlayedGame]) -> list[tuple[int, str]]:
+    def observe(self, games: Iterable[SeatFaults]) -> list[tuple[int, str]]:
         """Count the games; returns the bots suspended because of them, with why."""
         touched: set[int] = set()
         for game in games:
-            if game.reason == SUSPENDED or game.status == "error":
+            if game.reason == ForfeitReason.SUSPENDED or game.status == GameStatus.ERROR:
                 continue
             for seat, bot in enumerate(game.seats):
                 self.games[bot] += 1

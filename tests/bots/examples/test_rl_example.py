@@ -60,7 +60,9 @@ def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
         learned = find_bot(session, "learned", game="koenigsgarten").id
         random_bot = find_bot(session, "random", game="koenigsgarten").id
     points = games = 0.0
-    for game in finished_games(engine, 1):
+    with Session(engine) as session:
+        finished = finished_games(session, 1)
+    for game in finished:
         if set(game.seats) == {learned, random_bot}:
             games += 1
             place = game.ranking[game.seats.index(learned)]
