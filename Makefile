@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "arena needs Python 3.11 or newer"'
@@ -23,10 +23,17 @@ demo: $(INSTALLED)
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
+# Everything but the tests marked slow (see pyproject.toml), and property tests with a
+# quarter of their examples (the `fast` Hypothesis profile, tests/conftest.py) unless
+# HYPOTHESIS_PROFILE says otherwise. CI runs `make test`.
+test-fast: $(INSTALLED)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-fast} $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
+
 lint: $(INSTALLED)
 	$(BIN)/ruff check arena bots engines tests
 	$(BIN)/ruff format --check arena bots engines tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(INSTALLED)
 	$(BIN)/arena bench engines

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines.core import Action, Game
-from engines.errors import GameError
+from engines.errors import GameError, InvalidStateError
 from engines.outcome import ForfeitReason, Outcome
 from engines.seeding import derive_seed
 
@@ -102,6 +102,23 @@ class Bot(ABC):
                 f"{fields}): the host must call new_game() before act()"
             )
         return self.info
+
+    def observed_game(self, observation: Mapping[str, Any]) -> Game:
+        """The game ``observation`` belongs to, checked before the bot acts, even on a
+        single legal action: a bot that reads positions never answers one it was not
+        shown.
+
+        Raises:
+            GameNotStartedError: ``new_game`` was not called.
+            InvalidStateError: ``observation`` is empty.
+        """
+        game = self.game_info(observation).game
+        if not observation:
+            raise InvalidStateError(
+                f"bot {self.name!r} was given no observation of {game.name} to act on "
+                f"(observation: {observation!r})"
+            )
+        return game
 
     @abstractmethod
     def act(

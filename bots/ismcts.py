@@ -113,9 +113,9 @@ class IsMctsBot(Bot):
             BotParameterError: the game offers no simulation named ``playout``.
             InvalidStateError: the observation is not one of the game's.
         """
+        game = self.observed_game(observation)
         if len(legal_actions) == 1:
             return legal_actions[0]  # the only legal action: nothing to search
-        game = self.game_info(observation).game
         lent = game_search(game.name)
         start = time.perf_counter()
         deadline = start + self.seconds if self.seconds > 0 else math.inf

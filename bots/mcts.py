@@ -71,9 +71,9 @@ class MctsBot(Bot):
             GameNotStartedError: ``new_game`` was not called.
             InvalidStateError: the observation is not one of the game's.
         """
+        game = self.observed_game(observation)
         if len(legal_actions) == 1:
             return legal_actions[0]  # the only legal action: nothing to search
-        game = self.game_info(observation).game
         root_state = game.state_from_observation(observation, self.rng)
         root = _Node(None, None, root_state.current_seat, list(legal_actions))
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else math.inf

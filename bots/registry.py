@@ -33,6 +33,17 @@ class SeedOnly:
 
 
 @dataclasses.dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a bot kind, as listings show it."""
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    old_name: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class BotKind:
     """A kind of built-in bot.
 
@@ -42,6 +53,9 @@ class BotKind:
         description: one line for listings.
         games: the games it plays; None means every game.
         params_type: a frozen pydantic dataclass of the parameters, all defaulted.
+        renamed: (old name, new name) of parameters renamed to one spelling across
+            kinds (``time_limit`` → ``seconds``); the old name is still accepted
+            (deprecated), so bots stored with it load.
     """
 
     name: str
@@ -49,6 +63,7 @@ class BotKind:
     description: str
     games: frozenset[str] | None = None
     params_type: type[Any] = SeedOnly
+    renamed: tuple[tuple[str, str], ...] = ()
 
     def plays(self, game: str) -> bool:
         return self.games is None or game in self.games
@@ -60,13 +75,53 @@ class BotKind:
     def param_names(self) -> list[str]:
         return list(self._adapter.json_schema().get("properties", {}))
 
+    def param_specs(self) -> list[ParamSpec]:
+        """Every parameter: name, type, default and description, for listings."""
+        schema = self._adapter.json_schema()
+        old_names = {new: old for old, new in self.renamed}
+        specs = []
+        for name, field in schema.get("properties", {}).items():
+            types = field.get("anyOf", [field])
+            kind = " | ".join(
+                "|".join(map(repr, t["enum"])) if "enum" in t else str(t.get("type", "any"))
+                for t in types
+            )
+            specs.append(
+                ParamSpec(
+                    name,
+                    kind.replace("null", "none"),
+                    field.get("default"),
+                    field.get("description", ""),
+                    old_names.get(name),
+                )
+            )
+        return specs
+
+    def canonical_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``params`` with renamed parameters under their current names.
+
+        Raises:
+            UnknownBotError: a parameter given under both its old and its new name.
+        """
+        renamed = dict(self.renamed)
+        result: dict[str, Any] = {}
+        for key, value in (params or {}).items():
+            name = renamed.get(key, key)
+            if name in result:
+                raise UnknownBotError(
+                    f"parameter {name!r} of bot {self.name!r} given twice ({key!r} is its old name)"
+                )
+            result[name] = value
+        return result
+
     def validate_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The parameters with defaults filled in, as JSON-able data.
+        """The parameters with defaults filled in, as JSON-able data, under their
+        current names (:meth:`canonical_params`).
 
         Raises:
             UnknownBotError: an unknown parameter or a bad value, quoted.
         """
-        raw = dict(params or {})
+        raw = self.canonical_params(params)
         known = self.param_names()
         for key in raw:
             if key not in known:

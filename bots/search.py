@@ -39,7 +39,7 @@ HEURISTIC: Final = "heuristic"
 
 
 def random_step(state: State, rng: random.Random) -> Action:
-    legal = state.legal_actions()
+    legal: list[Action] = state.legal_actions()
     return legal[rng.randrange(len(legal))]
 
 

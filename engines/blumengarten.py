@@ -29,7 +29,7 @@ from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from engines.cards import DECK, SUITS, Card, parse_card
-from engines.core import JSON, TERMINAL, Action, Game, State
+from engines.core import JSON, TERMINAL, Game, State
 from engines.errors import (
     InvalidActionError,
     InvalidCardError,
@@ -98,6 +98,9 @@ class Resign:
 
 RESIGN: Final = Resign()
 
+BlumengartenAction = Move | Resign
+"""An action of Blumengarten: a card move or resigning."""
+
 MAX_COLUMNS: Final = 7
 _MOVES: Final[dict[tuple[Card, int], Move]] = {
     (card, target): Move(card, target) for card in DECK for target in range(-1, MAX_COLUMNS)
@@ -110,7 +113,7 @@ def move(card: Card, target: int) -> Move:
     return _MOVES[card, target]
 
 
-class BlumengartenState(State):
+class BlumengartenState(State[BlumengartenAction, BlumengartenOptions]):
     """A position: the columns (deepest card first), the bouquet (in deal order) and the
     height of each suit's foundation (in suit order S H D C)."""
 
@@ -118,7 +121,7 @@ class BlumengartenState(State):
 
     def __init__(
         self,
-        game: Game,
+        game: Game[BlumengartenAction, BlumengartenOptions],
         options: BlumengartenOptions,
         columns: Sequence[Sequence[Card]],
         bouquet: Sequence[Card],
@@ -129,7 +132,7 @@ class BlumengartenState(State):
         self._bouquet: list[Card] = list(bouquet)
         self._foundations: list[int] = [0, 0, 0, 0]
         self._outcome: Outcome | None = None
-        self._legal: list[Action] | None = None
+        self._legal: list[BlumengartenAction] | None = None
         self._check_blocked()
 
     # -- queries --------------------------------------------------------------------
@@ -161,19 +164,18 @@ class BlumengartenState(State):
     @property
     def moves_left(self) -> int:
         """Moves before the move cap ends the game."""
-        move_cap: int = self.options.move_cap
-        return move_cap - len(self.history)
+        return self.options.move_cap - len(self.history)
 
     def outcome(self) -> Outcome | None:
         return self._outcome
 
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[BlumengartenAction]:
         if self._outcome is not None:
             return []
         assert self._legal is not None, "a running game keeps its legal actions"
         return list(self._legal)
 
-    def _card_moves(self) -> list[Action]:
+    def _card_moves(self) -> list[BlumengartenAction]:
         """Every legal card move: sources column by column, then the bouquet in order;
         for each source the foundation first, then the target columns from left to right."""
         columns = self._columns
@@ -186,7 +188,7 @@ class BlumengartenState(State):
                 takers[column[-1].rank - 1].append(index)
             else:
                 empty.append(index)
-        result: list[Action] = []
+        result: list[BlumengartenAction] = []
         sequences = self.options.sequences
         for source, column in enumerate(columns):
             if not column:
@@ -238,12 +240,11 @@ class BlumengartenState(State):
 
     # -- moves ----------------------------------------------------------------------
 
-    def _apply(self, action: Action) -> None:
+    def _apply(self, action: BlumengartenAction) -> None:
         self._legal = None
         if isinstance(action, Resign):
             self._finish(Termination.RESIGNED)
             return
-        assert isinstance(action, Move)
         card = action.card
         if card in self._bouquet:
             self._bouquet.remove(card)
@@ -285,18 +286,12 @@ class BlumengartenState(State):
         self._outcome = Outcome.from_scores([score], termination, details={"score": score})
         self._legal = None
 
-    def _copy(self) -> BlumengartenState:
-        copy = object.__new__(BlumengartenState)
-        copy.game = self.game
-        copy.num_seats = 1
-        copy.options = self.options
-        copy._deal = self._deal
+    def _copy_into(self, copy: BlumengartenState) -> None:
         copy._columns = [list(column) for column in self._columns]
         copy._bouquet = list(self._bouquet)
         copy._foundations = list(self._foundations)
         copy._outcome = self._outcome
         copy._legal = None if self._legal is None else list(self._legal)
-        return copy
 
     def render(self, seat: int | None = None) -> str:
         lines = []
@@ -317,7 +312,7 @@ class BlumengartenState(State):
 _RANK_TEXT: Final = " A23456789TJQK"
 
 
-class Blumengarten(Game):
+class Blumengarten(Game[BlumengartenAction, BlumengartenOptions]):
     name = "blumengarten"
     title = "Blumengarten (Flower Garden)"
     min_seats = 1
@@ -327,7 +322,7 @@ class Blumengarten(Game):
     has_chance = True
     options_type = BlumengartenOptions
 
-    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
+    def random_deal(self, seats: int, options: BlumengartenOptions, rng: random.Random) -> JSON:
         columns, height = garden_shape(self.parse_options(options))
         cards = list(DECK)
         rng.shuffle(cards)
@@ -339,10 +334,14 @@ class Blumengarten(Game):
         }
 
     def state_from_deal(
-        self, deal: Mapping[str, Any], *, seats: int = 1, options: Any = None
+        self,
+        deal: Mapping[str, Any],
+        *,
+        seats: int = 1,
+        options: Mapping[str, Any] | BlumengartenOptions | None = None,
     ) -> BlumengartenState:
         self.check_seats(seats)
-        parsed: BlumengartenOptions = self.parse_options(options)
+        parsed = self.parse_options(options)
         columns, bouquet = parse_deal(deal, parsed)
         canonical = {
             "columns": [[str(card) for card in column] for column in columns],
@@ -350,7 +349,7 @@ class Blumengarten(Game):
         }
         return BlumengartenState(self, parsed, columns, bouquet, canonical)
 
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> BlumengartenAction:
         if not isinstance(text, str):
             raise InvalidActionError(f"not a Blumengarten action: {text!r}")
         cleaned = text.strip().lower()
@@ -386,15 +385,29 @@ class Blumengarten(Game):
             raise InvalidStateError(f"not a Blumengarten observation: {exc}") from exc
         return state
 
-    def max_game_length(self, seats: int, options: Any) -> int:
-        move_cap: int = self.parse_options(options).move_cap
-        return move_cap
+    def max_game_length(
+        self, seats: int, options: Mapping[str, Any] | BlumengartenOptions | None
+    ) -> int:
+        return self.parse_options(options).move_cap
 
-    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+    def return_bounds(
+        self, seats: int, options: Mapping[str, Any] | BlumengartenOptions | None
+    ) -> tuple[float, float]:
         """The cards on the foundations: none to all 52 (a forfeit too)."""
         return (0.0, float(TOTAL_CARDS))
 
-    def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
+    def variants(self) -> dict[str, BlumengartenOptions]:
+        """The classic game, Wildflower (``sequences``), the 7 × 5 garden, and both."""
+        return {
+            "classic": BlumengartenOptions(),
+            "sequences": BlumengartenOptions(sequences=True),
+            "garden_7x5": BlumengartenOptions(garden_7x5=True),
+            "sequences_7x5": BlumengartenOptions(sequences=True, garden_7x5=True),
+        }
+
+    def forfeit_outcome(
+        self, state: State[BlumengartenAction, BlumengartenOptions], offender: int, reason: str
+    ) -> Outcome:
         """A forfeit (crash, timeout, illegal move) scores the cards on the foundations so far."""
         assert isinstance(state, BlumengartenState)
         score = state.score

@@ -81,6 +81,12 @@ _INDEX: Final[dict[str, int]] = {c: i for i, c in enumerate(_BY_TEXT)}
 def parse_card(text: str) -> Card:
     """Parse a card in the common notation (``QH``, ``qh``, ``10h``).
 
+    >>> parse_card("10h"), parse_card(" qs ").pretty()
+    (Card('TH'), 'Q♠')
+    >>> parse_card("1H")
+    Traceback (most recent call last):
+    engines.errors.InvalidCardError: not a card: '1H' ...
+
     Raises:
         InvalidCardError: ``text`` is not a card; the message quotes it.
     """

@@ -13,6 +13,13 @@ alone, without trusting the random-number generator to stay the same.
 
 Actions are small hashable values whose ``str`` is their canonical text, and
 ``game.parse_action(str(a)) == a`` for every action ``a``.
+
+``Game`` and ``State`` are generic over a game's action type and options type: a game
+declares ``class KoenigsgartenState(State[Card, KoenigsgartenOptions])``, so its
+``legal_actions``, ``_apply`` and ``options`` carry its own types. Code written for
+every game says plain ``State`` or ``Game``, which is ``State[Any, Any]``: the type
+parameters default to ``Any`` (PEP 696), since one function handles states of
+different games.
 """
 
 from __future__ import annotations
@@ -23,9 +30,10 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, Self, cast
 
 import pydantic
+from typing_extensions import TypeVar
 
 from engines.errors import (
     GameOverError,
@@ -50,6 +58,12 @@ class Action(Hashable, Protocol):
     def __str__(self) -> str: ...
 
 
+ActionT = TypeVar("ActionT", bound=Action, default=Any)
+"""A game's action type (``Card`` for Königsgarten)."""
+OptionsT = TypeVar("OptionsT", default=Any)
+"""A game's options type: its frozen pydantic dataclass."""
+
+
 @dataclasses.dataclass(frozen=True)
 class OptionSpec:
     """One option of a game, for listings and help."""
@@ -71,7 +85,7 @@ def _schema_type(schema: Mapping[str, Any]) -> str:
     return "value"
 
 
-class Game(ABC):
+class Game(ABC, Generic[ActionT, OptionsT]):
     """A game: its facets, its options and a factory of states.
 
     Subclasses set the class attributes and implement the abstract methods; one
@@ -98,7 +112,7 @@ class Game(ABC):
     def _option_names(self) -> frozenset[str]:
         return frozenset(spec.name for spec in self.option_specs())
 
-    def parse_options(self, raw: Mapping[str, Any] | Any | None = None) -> Any:
+    def parse_options(self, raw: Mapping[str, Any] | OptionsT | None = None) -> OptionsT:
         """Validate options given as a mapping (values may be text from a command line).
 
         An ``options_type`` instance passes through unchanged.
@@ -107,24 +121,26 @@ class Game(ABC):
             OptionError: an unknown option or a bad value; the message names both.
         """
         if isinstance(raw, self.options_type):
-            return raw
-        raw = dict(raw or {})
+            parsed: OptionsT = raw
+            return parsed
+        given: dict[str, Any] = dict(cast(Mapping[str, Any], raw or {}))
         known = self._option_names
-        for key in raw:
+        for key in given:
             if key not in known:
                 listing = ", ".join(sorted(known)) or "none"
                 raise OptionError(f"unknown option {key!r} for {self.name} (known: {listing})")
         try:
-            return self._options_adapter.validate_python(raw)
+            validated: OptionsT = self._options_adapter.validate_python(given)
+            return validated
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "options"
-            value = raw.get(str(first["loc"][0]), first.get("input")) if first["loc"] else raw
+            value = given.get(str(first["loc"][0]), first.get("input")) if first["loc"] else given
             raise OptionError(
                 f"bad value {value!r} for option {where!r} of {self.name}: {first['msg']}"
             ) from None
 
-    def options_to_dict(self, options: Any) -> JSON:
+    def options_to_dict(self, options: Mapping[str, Any] | OptionsT | None) -> JSON:
         """The options as JSON data (what records store)."""
         data: JSON = json.loads(self._options_adapter.dump_json(self.parse_options(options)))
         return data
@@ -142,6 +158,12 @@ class Game(ABC):
                 kind = str(prop.get("type", "value"))
             specs.append(OptionSpec(name, kind, prop.get("default"), prop.get("description", "")))
         return specs
+
+    def variants(self) -> dict[str, OptionsT]:
+        """The named option sets the game is played with: the defaults first (under
+        ``standard``, or the rule text's name for them), then each variant the rule
+        text or the rulings name. The conformance suite plays every one of them."""
+        return {"standard": self.parse_options()}
 
     def check_seats(self, seats: int) -> int:
         """Return ``seats`` if the game allows it; raises SeatCountError otherwise."""
@@ -161,8 +183,12 @@ class Game(ABC):
     # -- states -------------------------------------------------------------------
 
     def new_initial_state(
-        self, *, seed: int, seats: int | None = None, options: Any = None
-    ) -> State:
+        self,
+        *,
+        seed: int,
+        seats: int | None = None,
+        options: Mapping[str, Any] | OptionsT | None = None,
+    ) -> State[ActionT, OptionsT]:
         """A fresh game whose deal is shuffled from ``seed`` alone.
 
         Raises:
@@ -176,11 +202,13 @@ class Game(ABC):
         return state
 
     @abstractmethod
-    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
+    def random_deal(self, seats: int, options: OptionsT, rng: random.Random) -> JSON:
         """A random initial deal as JSON data; every random choice comes from ``rng``."""
 
     @abstractmethod
-    def state_from_deal(self, deal: Mapping[str, Any], *, seats: int, options: Any) -> State:
+    def state_from_deal(
+        self, deal: Mapping[str, Any], *, seats: int, options: Mapping[str, Any] | OptionsT | None
+    ) -> State[ActionT, OptionsT]:
         """The initial state for a given deal.
 
         Raises:
@@ -188,7 +216,7 @@ class Game(ABC):
         """
 
     @abstractmethod
-    def parse_action(self, text: str) -> Action:
+    def parse_action(self, text: str) -> ActionT:
         """Parse an action's canonical text (lenient about case and spaces).
 
         Raises:
@@ -196,7 +224,9 @@ class Game(ABC):
         """
 
     @abstractmethod
-    def state_from_observation(self, observation: Mapping[str, Any], rng: random.Random) -> State:
+    def state_from_observation(
+        self, observation: Mapping[str, Any], rng: random.Random
+    ) -> State[ActionT, OptionsT]:
         """A full state consistent with one seat's observation.
 
         For perfect-information games this is the position itself; otherwise every
@@ -208,16 +238,20 @@ class Game(ABC):
         """
 
     @abstractmethod
-    def max_game_length(self, seats: int, options: Any) -> int:
+    def max_game_length(self, seats: int, options: Mapping[str, Any] | OptionsT | None) -> int:
         """An upper bound on the number of actions in one game."""
 
     @abstractmethod
-    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+    def return_bounds(
+        self, seats: int, options: Mapping[str, Any] | OptionsT | None
+    ) -> tuple[float, float]:
         """The least and the most any seat's return can be in one game, forfeits
         included (OpenSpiel's ``min_utility``/``max_utility``); the conformance suite
         checks every outcome against them."""
 
-    def forfeit_outcome(self, state: State, offender: int, reason: str) -> Outcome:
+    def forfeit_outcome(
+        self, state: State[ActionT, OptionsT], offender: int, reason: str
+    ) -> Outcome:
         """The outcome when ``offender`` forfeits ``state``; ``reason`` is a
         :class:`~engines.outcome.ForfeitReason` or its text.
 
@@ -250,11 +284,11 @@ class Game(ABC):
             )
         return spec
 
-    def match_points(self, state: State) -> int:
+    def match_points(self, state: State[ActionT, OptionsT]) -> int:
         """What the winner of a finished game scores in a points match (default 1)."""
         return 1
 
-    def match_penalties(self, state: State) -> tuple[int, ...]:
+    def match_penalties(self, state: State[ActionT, OptionsT]) -> tuple[int, ...]:
         """The penalty points per seat of a finished game, for a penalties match.
 
         Raises:
@@ -263,7 +297,7 @@ class Game(ABC):
         """
         raise OptionError(f"{self.name} keeps no penalty points for a penalties match")
 
-    def state_from_dict(self, data: Mapping[str, Any]) -> State:
+    def state_from_dict(self, data: Mapping[str, Any]) -> State[ActionT, OptionsT]:
         """Restore a state written by :meth:`State.to_dict`.
 
         Raises:
@@ -298,20 +332,29 @@ class Game(ABC):
         return (get_game, (self.name,))
 
 
-class State(ABC):
+class State(ABC, Generic[ActionT, OptionsT]):
     """One position of a game. Subclasses implement the abstract methods.
 
-    The base class keeps the history of ``(seat, action)`` pairs, the deal and the
-    seed, and offers the checked entry point :meth:`apply_action`.
+    The base class keeps the game, the seat count, the options, the history of
+    ``(seat, action)`` pairs, the deal and the seed; it copies them in :meth:`clone`
+    and offers the checked entry point :meth:`apply_action`.
     """
 
-    game: Game
+    __slots__ = ("_deal", "game", "history", "num_seats", "options", "seed")
+
+    game: Game[ActionT, OptionsT]
     num_seats: int
-    options: Any
-    history: list[tuple[int, Action]]
+    options: OptionsT
+    history: list[tuple[int, ActionT]]
     seed: int | None
 
-    def __init__(self, game: Game, num_seats: int, options: Any, deal: Mapping[str, Any]):
+    def __init__(
+        self,
+        game: Game[ActionT, OptionsT],
+        num_seats: int,
+        options: OptionsT,
+        deal: Mapping[str, Any],
+    ):
         self.game = game
         self.num_seats = num_seats
         self.options = options
@@ -327,11 +370,11 @@ class State(ABC):
         """The seat to act, or TERMINAL when the game is over."""
 
     @abstractmethod
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[ActionT]:
         """The legal actions of the seat to act, unique and in a fixed order; [] when over."""
 
     @abstractmethod
-    def _apply(self, action: Action) -> None:
+    def _apply(self, action: ActionT) -> None:
         """Apply a legal action (no checks)."""
 
     @abstractmethod
@@ -343,8 +386,10 @@ class State(ABC):
         """JSON-able data holding exactly what ``seat`` may know now."""
 
     @abstractmethod
-    def _copy(self) -> State:
-        """A copy of the game-specific fields (history and deal are copied by clone)."""
+    def _copy_into(self, copy: Self) -> None:
+        """Copy the game's own fields into ``copy``, a bare instance of the same class
+        whose base fields :meth:`clone` has already set; mutable fields are copied, so
+        that changing one state never changes the other."""
 
     def render(self, seat: int | None = None) -> str:
         """A readable board (unicode suits); ``seat`` hides what that seat cannot see."""
@@ -361,14 +406,22 @@ class State(ABC):
 
     def position(self) -> str:
         """Where the game stands, for messages: the game, the actions played and the
-        seed it was dealt from (when known), e.g. ``koenigsgarten after 3 actions
-        from seed 7``."""
+        seed it was dealt from (when known).
+
+        >>> from engines.registry import get_game
+        >>> state = get_game("koenigsgarten").new_initial_state(seed=7)
+        >>> for _ in range(3):
+        ...     state.apply_action(state.legal_actions()[0])
+        >>> state.position()
+        'koenigsgarten after 3 actions from seed 7'
+        """
         played = len(self.history)
         where = f"{self.game.name} after {played} action{'' if played == 1 else 's'}"
         return where if self.seed is None else f"{where} from seed {self.seed}"
 
     def apply_action(self, action: Action) -> None:
-        """Apply ``action`` for the seat to act after checking that it is legal.
+        """Apply ``action`` for the seat to act after checking that it is legal: any
+        action value is accepted (a bot's reply, a parsed text) and checked.
 
         Raises:
             GameOverError: the game is already over.
@@ -389,16 +442,29 @@ class State(ABC):
             )
         self.apply_unchecked(action)
 
-    def apply_unchecked(self, action: Action) -> None:
+    def apply_unchecked(self, action: ActionT) -> None:
         """Apply an action known to be legal (the fast path for search and playouts)."""
         self.history.append((self.current_seat, action))
         self._apply(action)
 
-    def clone(self) -> State:
-        """An independent copy: changing one never changes the other."""
-        copy = self._copy()
+    def clone(self) -> Self:
+        """An independent copy: changing one never changes the other.
+
+        >>> from engines.registry import get_game
+        >>> state = get_game("kings_corner").new_initial_state(seed=1, seats=2)
+        >>> twin = state.clone()
+        >>> twin.apply_action(twin.legal_actions()[-1])
+        >>> len(twin.history), len(state.history), state == state.clone()
+        (1, 0, True)
+        """
+        copy = object.__new__(type(self))
+        copy.game = self.game
+        copy.num_seats = self.num_seats
+        copy.options = self.options
         copy.history = list(self.history)
         copy.seed = self.seed
+        copy._deal = self._deal
+        self._copy_into(copy)
         return copy
 
     def deal(self) -> Mapping[str, Any]:
@@ -437,7 +503,10 @@ class State(ABC):
         return f"<{type(self).__name__} seats={self.num_seats} moves={len(self.history)}>"
 
 
-def play_random(state: State, rng: random.Random) -> State:
+StateT = TypeVar("StateT", bound=State)
+
+
+def play_random(state: StateT, rng: random.Random) -> StateT:
     """Play ``state`` to the end with uniformly random legal actions (in place)."""
     while not state.is_terminal():
         actions: Sequence[Action] = state.legal_actions()

@@ -40,7 +40,7 @@ import pydantic
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
-from engines.core import JSON, TERMINAL, Action, Game, State
+from engines.core import JSON, TERMINAL, Game, State
 from engines.errors import (
     InvalidActionError,
     InvalidCardError,
@@ -560,12 +560,12 @@ def parse_action(text: str) -> KardinalAction:
 # -- the state ----------------------------------------------------------------------------
 
 
-class KardinalState(State):
+class KardinalState(State[KardinalAction, KardinalOptions]):
     """A position: the rows, stones, face-down tablets, holdings and the turn so far."""
 
     def __init__(
         self,
-        game: Game,
+        game: Game[KardinalAction, KardinalOptions],
         num_seats: int,
         options: KardinalOptions,
         deal: Mapping[str, Any],
@@ -665,7 +665,7 @@ class KardinalState(State):
         scores, _ = score_holdings(self._cards, [held[MINUS2] for held in self._held], self._tables)
         return scores
 
-    def legal_actions(self) -> list[KardinalAction]:  # type: ignore[override]
+    def legal_actions(self) -> list[KardinalAction]:
         if self._outcome is not None:
             return []
         if self._stone_done:
@@ -728,7 +728,7 @@ class KardinalState(State):
 
     # -- moves ----------------------------------------------------------------------------
 
-    def _apply(self, action: Action) -> None:
+    def _apply(self, action: KardinalAction) -> None:
         kind = type(action)
         me = self._seat
         if kind is Take:
@@ -818,8 +818,9 @@ class KardinalState(State):
             [score.total for score in scores], termination, details=details
         )
 
-    def _copy(self) -> KardinalState:
-        copy = object.__new__(KardinalState)
+    def _copy_into(self, copy: KardinalState) -> None:
+        # The base fields live in the base class's slots; the instance dictionary holds
+        # this game's own fields, shared where immutable and copied below where not.
         copy.__dict__.update(self.__dict__)
         copy._lo = list(self._lo)
         copy._hi = list(self._hi)
@@ -832,7 +833,6 @@ class KardinalState(State):
         copy._cards = [list(c) for c in self._cards]
         copy._played = list(self._played)
         copy._taken_now = list(self._taken_now)
-        return copy
 
     # -- what a seat sees ---------------------------------------------------------------
 
@@ -918,7 +918,7 @@ class KardinalState(State):
 # -- the game ---------------------------------------------------------------------------
 
 
-class Kardinal(Game):
+class Kardinal(Game[KardinalAction, KardinalOptions]):
     name = "kardinal"
     title = "Kardinal & König"
     min_seats = 2
@@ -928,8 +928,8 @@ class Kardinal(Game):
     has_chance = True
     options_type = KardinalOptions
 
-    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
-        mix = deck_tables(cast(KardinalOptions, self.parse_options(options)).deck).tablet_mix
+    def random_deal(self, seats: int, options: KardinalOptions, rng: random.Random) -> JSON:
+        mix = deck_tables(self.parse_options(options).deck).tablet_mix
         cards = list(CARD_IDS)
         rng.shuffle(cards)
         layout = [cards[r * ROW_LENGTH : (r + 1) * ROW_LENGTH] for r in range(NUM_ROWS)]
@@ -940,7 +940,11 @@ class Kardinal(Game):
         return {"layout": layout, "tablets": dict(zip(carriers, kinds, strict=True))}
 
     def state_from_deal(
-        self, deal: Mapping[str, Any], *, seats: int | None = None, options: Any = None
+        self,
+        deal: Mapping[str, Any],
+        *,
+        seats: int | None = None,
+        options: Mapping[str, Any] | KardinalOptions | None = None,
     ) -> KardinalState:
         """The initial state of a deal ``{"layout": 4 rows of 14 card ids, "tablets":
         {card id: kind}}``.
@@ -951,7 +955,7 @@ class Kardinal(Game):
             SeatCountError, OptionError: bad seats or options.
         """
         seats = self.check_seats(self.default_seats if seats is None else seats)
-        parsed = cast(KardinalOptions, self.parse_options(options))
+        parsed = self.parse_options(options)
         if not isinstance(deal, Mapping):
             raise InvalidDealError(
                 f"a Kardinal deal is a mapping with layout and tablets: {deal!r}"
@@ -981,7 +985,7 @@ class Kardinal(Game):
             InvalidStateError: the observation is malformed or inconsistent.
         """
         try:
-            options = cast(KardinalOptions, self.parse_options(observation["options"]))
+            options = self.parse_options(observation["options"])
             me = int(observation["seat"])
             seats = int(observation["num_seats"])
             carriers = {card_index(card) for card in observation["tablet_cards"]}
@@ -1034,14 +1038,27 @@ class Kardinal(Game):
             raise InvalidStateError(f"not a Kardinal observation: {exc!r}") from exc
         return state
 
-    def max_game_length(self, seats: int, options: Any) -> int:
+    def variants(self) -> dict[str, KardinalOptions]:
+        """The default deck, and the same deck without circles (no circle limit ever
+        ends a turn: the longest turns; ``configs/kardinal/no-circles.toml``)."""
+        no_circles = Deck(
+            cards=tuple(dataclasses.replace(card, circles=0) for card in DEFAULT_DECK.cards),
+            tablets=DEFAULT_DECK.tablets,
+        )
+        return {"standard": KardinalOptions(), "no_circles": KardinalOptions(deck=no_circles)}
+
+    def max_game_length(
+        self, seats: int, options: Mapping[str, Any] | KardinalOptions | None
+    ) -> int:
         # Every card is taken once and each taking turn places at most one stone; a
         # turn ends with end or skip, and fewer than `seats` skips come between two
         # taking turns (that many in a row end the game).
         turns = NUM_CARDS + (NUM_CARDS + 1) * (seats - 1) + 1
         return NUM_CARDS + NUM_TABLETS + NUM_CARDS + turns
 
-    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+    def return_bounds(
+        self, seats: int, options: Mapping[str, Any] | KardinalOptions | None
+    ) -> tuple[float, float]:
         """At best one seat holds every card: every country's majority and circles,
         and every ship and carriage; at worst a seat holds nothing and every ``minus2``
         tablet of the deck's mix. A forfeit scores -1 and +1."""

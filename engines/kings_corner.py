@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from engines.cards import DECK, Card, parse_card
-from engines.core import JSON, TERMINAL, Action, Game, State
+from engines.core import JSON, TERMINAL, Game, State
 from engines.errors import (
     InvalidActionError,
     InvalidCardError,
@@ -328,7 +328,7 @@ _ALL_CARDS: Final = frozenset(range(52))
 # -- the state -------------------------------------------------------------------------
 
 
-class KingsCornerState(State):
+class KingsCornerState(State[KingsCornerAction, KingsCornerOptions]):
     """A position: hands, piles, the stock and where the current turn stands."""
 
     __slots__ = (
@@ -352,7 +352,7 @@ class KingsCornerState(State):
 
     def __init__(
         self,
-        game: Game,
+        game: Game[KingsCornerAction, KingsCornerOptions],
         rules: _Rules,
         hands: Sequence[Sequence[int]],
         layout: Sequence[int],
@@ -418,7 +418,7 @@ class KingsCornerState(State):
         """Corners ``seat`` has completed and taken (variant ``collect_corners``)."""
         return self._collected[seat]
 
-    def legal_actions(self) -> list[KingsCornerAction]:  # type: ignore[override]
+    def legal_actions(self) -> list[KingsCornerAction]:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._generate() if self._seat != TERMINAL else []
@@ -491,8 +491,8 @@ class KingsCornerState(State):
 
     # -- moves ----------------------------------------------------------------------------
 
-    def _apply(self, action: Action) -> None:
-        kind, card, source, target = _INFO[action]  # type: ignore[index]
+    def _apply(self, action: KingsCornerAction) -> None:
+        kind, card, source, target = _INFO[action]
         self._legal = None
         if kind == _PLAY:
             hand = self._hands[self._seat]
@@ -559,12 +559,7 @@ class KingsCornerState(State):
         self._seat = TERMINAL
         self._legal = None
 
-    def _copy(self) -> KingsCornerState:
-        copy = object.__new__(KingsCornerState)
-        copy.game = self.game
-        copy.num_seats = self.num_seats
-        copy.options = self.options
-        copy._deal = self._deal
+    def _copy_into(self, copy: KingsCornerState) -> None:
         copy._rules = self._rules
         copy._dealt = self._dealt
         copy._layout = self._layout
@@ -581,7 +576,6 @@ class KingsCornerState(State):
         copy._bare_turns = self._bare_turns
         copy._outcome = self._outcome
         copy._legal = self._legal
-        return copy
 
     # -- what a seat sees -------------------------------------------------------------
 
@@ -638,7 +632,7 @@ class KingsCornerState(State):
 # -- the game -----------------------------------------------------------------------------
 
 
-class KingsCorner(Game):
+class KingsCorner(Game[KingsCornerAction, KingsCornerOptions]):
     name = NAME
     title = "Kings in the Corner"
     min_seats = 2
@@ -648,7 +642,7 @@ class KingsCorner(Game):
     has_chance = True
     options_type = KingsCornerOptions
 
-    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
+    def random_deal(self, seats: int, options: KingsCornerOptions, rng: random.Random) -> JSON:
         """Shuffle, deal the hands one card at a time starting with seat 0 (left of the
         dealer), turn up the next four cards as N E S W; the rest is the stock."""
         deck = list(_TEXT)
@@ -661,7 +655,11 @@ class KingsCorner(Game):
         }
 
     def state_from_deal(
-        self, deal: Mapping[str, Any], *, seats: int, options: Any = None
+        self,
+        deal: Mapping[str, Any],
+        *,
+        seats: int,
+        options: Mapping[str, Any] | KingsCornerOptions | None = None,
     ) -> KingsCornerState:
         """The state before the first action. ``deal`` has ``hands`` (one list per seat),
         ``layout`` (the cards for N E S W, as a mapping or a list) and ``stock`` (from
@@ -729,12 +727,14 @@ class KingsCorner(Game):
             )
         return state
 
-    def max_game_length(self, seats: int, options: Any) -> int:
+    def max_game_length(
+        self, seats: int, options: Mapping[str, Any] | KingsCornerOptions | None
+    ) -> int:
         """A proven bound (docs/games/kings_corner.md): at most 48 cards are played, a
         pile move onto a pile removes one of the ≤ 4 + 48 piles ever started, at most 4
         kings' piles go to a corner; every turn either draws from the stock, contains one
         of those ≤ 104 actions, or is one of fewer than ``seats`` bare turns in a row."""
-        parsed: KingsCornerOptions = self.parse_options(options)
+        parsed = self.parse_options(options)
         stock = 52 - 4 - seats * parsed.hand_size
         cards_in_hands = 52 - 4
         active = cards_in_hands + (4 + cards_in_hands) + len(_KINGS)
@@ -742,21 +742,35 @@ class KingsCorner(Game):
         draws_first = stock if parsed.draw_first else 0
         return active + turns + draws_first
 
-    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+    def return_bounds(
+        self, seats: int, options: Mapping[str, Any] | KingsCornerOptions | None
+    ) -> tuple[float, float]:
         """At worst one hand holds every card's penalty points; at best a seat empties
         its hand, or with ``collect_corners`` also collects all four corners. A forfeit
         scores -1 and +1."""
-        parsed: KingsCornerOptions = self.parse_options(options)
+        parsed = self.parse_options(options)
         worst = sum(_PIP_PENALTY if parsed.pip_values else _PENALTY)
         best = CORNER_SCORE * len(CORNERS) if parsed.collect_corners else 0
         return (-float(max(worst, 1)), float(max(best, 1)))
+
+    def variants(self) -> dict[str, KingsCornerOptions]:
+        """The rulings' game, each of the seven variants of rule text 002 alone, the
+        rulings' option ``king_piles_to_corner = "anytime"``, and every one at once."""
+        flags = [spec.name for spec in self.option_specs() if spec.kind == "boolean"]
+        named: dict[str, dict[str, Any]] = {"standard": {}}
+        named |= {flag: {flag: True} for flag in flags}
+        named["king_piles_anytime"] = {"king_piles_to_corner": "anytime"}
+        named["every_variant"] = dict.fromkeys(flags, True) | named["king_piles_anytime"]
+        return {name: self.parse_options(options) for name, options in named.items()}
 
     def match_formats(self) -> tuple[str, ...]:
         """A single game, or penalties added up over games to 25 or 50
         (``docs/games/kings_corner.md``)."""
         return SINGLE_FORMAT + PENALTY_FORMATS
 
-    def match_penalties(self, state: State) -> tuple[int, ...]:
+    def match_penalties(
+        self, state: State[KingsCornerAction, KingsCornerOptions]
+    ) -> tuple[int, ...]:
         """The penalty points per seat of a finished game, in every variant.
 
         Raises:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from pydantic import ConfigDict
 from pydantic.dataclasses import dataclass
 
 from engines.cards import Card, check_distinct, make_deck, parse_card
-from engines.core import JSON, TERMINAL, Action, Game, State
+from engines.core import JSON, TERMINAL, Game, State
 from engines.errors import (
     InvalidActionError,
     InvalidCardError,
@@ -76,7 +76,7 @@ class KoenigsgartenOptions:
     """Königsgarten has no options: the rule text and the rulings fix everything."""
 
 
-class KoenigsgartenState(State):
+class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
     """A position: the garden, both players' markers and the card last taken."""
 
     __slots__ = (
@@ -91,7 +91,12 @@ class KoenigsgartenState(State):
         "_to_move",
     )
 
-    def __init__(self, game: Game, layout: Sequence[Card], deal: Mapping[str, Any]):
+    def __init__(
+        self,
+        game: Game[Card, KoenigsgartenOptions],
+        layout: Sequence[Card],
+        deal: Mapping[str, Any],
+    ):
         super().__init__(game, 2, KoenigsgartenOptions(), deal)
         self._garden: list[Card | None] = list(layout)
         self._positions: dict[Card, int] = {card: cell for cell, card in enumerate(layout)}
@@ -111,7 +116,7 @@ class KoenigsgartenState(State):
     def current_seat(self) -> int:
         return self._to_move
 
-    def legal_actions(self) -> list[Card]:  # type: ignore[override]
+    def legal_actions(self) -> list[Card]:
         return list(self._legal)
 
     def outcome(self) -> Outcome | None:
@@ -147,8 +152,7 @@ class KoenigsgartenState(State):
 
     # -- moves ------------------------------------------------------------------------
 
-    def _apply(self, action: Action) -> None:
-        card = cast(Card, action)
+    def _apply(self, card: Card) -> None:
         mover = self._to_move
         cell = self._positions[card]
         garden = self._garden
@@ -178,12 +182,7 @@ class KoenigsgartenState(State):
         self._to_move = TERMINAL
         self._legal = []
 
-    def _copy(self) -> KoenigsgartenState:
-        copy = object.__new__(KoenigsgartenState)
-        copy.game = self.game
-        copy.num_seats = 2
-        copy.options = self.options
-        copy._deal = self._deal
+    def _copy_into(self, copy: KoenigsgartenState) -> None:
         copy._garden = list(self._garden)
         copy._positions = self._positions
         copy._marks = list(self._marks)
@@ -193,7 +192,6 @@ class KoenigsgartenState(State):
         copy._to_move = self._to_move
         copy._outcome = self._outcome
         copy._legal = list(self._legal)
-        return copy
 
     def render(self, seat: int | None = None) -> str:
         lines = ["      a    b    c    d"]
@@ -217,7 +215,7 @@ class KoenigsgartenState(State):
         return "\n".join(lines)
 
 
-class Koenigsgarten(Game):
+class Koenigsgarten(Game[Card, KoenigsgartenOptions]):
     name = "koenigsgarten"
     title = "Königsgarten"
     min_seats = 2
@@ -227,13 +225,17 @@ class Koenigsgarten(Game):
     has_chance = True
     options_type = KoenigsgartenOptions
 
-    def random_deal(self, seats: int, options: Any, rng: random.Random) -> JSON:
+    def random_deal(self, seats: int, options: KoenigsgartenOptions, rng: random.Random) -> JSON:
         layout = list(GARDEN_CARDS)
         rng.shuffle(layout)
         return {"layout": layout}
 
     def state_from_deal(
-        self, deal: Mapping[str, Any], *, seats: int = 2, options: Any = None
+        self,
+        deal: Mapping[str, Any],
+        *,
+        seats: int = 2,
+        options: Mapping[str, Any] | KoenigsgartenOptions | None = None,
     ) -> KoenigsgartenState:
         self.check_seats(seats)
         self.parse_options(options)
@@ -267,14 +269,18 @@ class Koenigsgarten(Game):
             raise InvalidStateError(f"not a Königsgarten observation: {exc}") from exc
         return state
 
-    def max_game_length(self, seats: int, options: Any) -> int:
+    def max_game_length(
+        self, seats: int, options: Mapping[str, Any] | KoenigsgartenOptions | None
+    ) -> int:
         return CELLS
 
-    def return_bounds(self, seats: int, options: Any) -> tuple[float, float]:
+    def return_bounds(
+        self, seats: int, options: Mapping[str, Any] | KoenigsgartenOptions | None
+    ) -> tuple[float, float]:
         """A loss, a draw or a win: -1, 0 or +1."""
         return (-1.0, 1.0)
 
-    def match_points(self, state: State) -> int:
+    def match_points(self, state: State[Card, KoenigsgartenOptions]) -> int:
         """The winner scores one point per card left in the garden."""
         assert isinstance(state, KoenigsgartenState)
         return sum(1 for cell in range(CELLS) if state.card_at(cell) is not None)

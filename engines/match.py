@@ -74,6 +74,9 @@ def parse_match_spec(text: str) -> MatchSpec:
     """Parse ``single``, ``first-to-3``, ``points`` / ``points-15`` / ``points-20`` or
     ``penalties-25`` / ``penalties-50``.
 
+    >>> str(parse_match_spec("Points")), str(parse_match_spec("first_to_3"))
+    ('points', 'first-to-3')
+
     Raises:
         OptionError: anything else; the message lists the formats.
     """

@@ -13,6 +13,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from arena.play.results import GameStatus
 from arena.store.tally import Standing, StoredGame
 from arena.tournament.progress import LiveStatistics
 
@@ -45,7 +46,18 @@ def live_cost(*, games: int, bots: int, interval: int, seed: int = 0) -> LiveCos
         expected = 1.0 / (1.0 + 10 ** ((strengths[other] - strengths[first]) / 400.0))
         ranking = (1, 2) if rng.random() < expected else (2, 1)
         stored.append(
-            StoredGame(1, index, deal, (first, other), ranking, (0.0, 0.0), "end", None, None, "ok")
+            StoredGame(
+                1,
+                index,
+                deal,
+                (first, other),
+                ranking,
+                (0.0, 0.0),
+                "end",
+                None,
+                None,
+                GameStatus.OK,
+            )
         )
     statistics = LiveStatistics(
         {bot: f"bot-{bot}" for bot in range(bots)}, seats=2, interval=interval

@@ -23,9 +23,9 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from arena.bench.web import GameWriter, bench_bots, record_pool
-from arena.play.runner import CRASH, TIMEOUT
 from arena.store.db import open_database, session_scope
 from arena.store.models import Participant, Tournament, utcnow
+from engines.outcome import ForfeitReason, Termination
 from engines.registry import get_game
 from engines.seeding import derive_seed
 
@@ -104,10 +104,13 @@ def fill_tournament(
         record["players"] = [labels[first], labels[other]]
         offender = reason = None
         if ranking != (1, 1) and rng.random() < FORFEIT_SHARE:
-            offender, reason = ranking.index(2), rng.choice((CRASH, TIMEOUT))
+            offender, reason = (
+                ranking.index(2),
+                rng.choice((ForfeitReason.CRASH, ForfeitReason.TIMEOUT)),
+            )
             record["outcome"] = {
                 **record["outcome"],
-                "termination": "forfeit",
+                "termination": Termination.FORFEIT,
                 "offender": offender,
                 "reason": reason,
             }

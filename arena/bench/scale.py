@@ -19,7 +19,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from arena.store.db import open_database
+from arena.report.build import record_final_ratings
+from arena.store.db import open_database, session_scope
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
 
@@ -100,7 +101,8 @@ def tournament_scale(
             "bench",
         )
         started = time.perf_counter()
-        tournament_id = create_tournament(engine, config)
+        with session_scope(engine) as session:
+            tournament_id = create_tournament(session, config)
         schedule_seconds = time.perf_counter() - started
         samples: list[tuple[float, int, float]] = []
         base = 0
@@ -121,6 +123,7 @@ def tournament_scale(
                 tournament_id,
                 console=Console(file=io.StringIO()),
                 on_flush=record,
+                on_completed=record_final_ratings,
                 rating_interval=rating_interval,
                 executor=executor,
                 workers=workers,

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from sqlmodel import Session
 
-from arena.store.db import open_database
+from arena.report.build import record_final_ratings
+from arena.store.db import open_database, session_scope
 from arena.store.games import count_stored
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
@@ -68,13 +70,15 @@ def tournament_speed(
             "bench",
         )
         started = time.perf_counter()
-        tournament_id = create_tournament(engine, config)
+        with session_scope(engine) as session:
+            tournament_id = create_tournament(session, config)
         scheduled = time.perf_counter()
         runner = TournamentRunner(
             engine,
             tournament_id,
             console=Console(file=io.StringIO()),
             rating_interval=rating_interval,
+            on_completed=record_final_ratings,
         )
         executor_start = 0.0
         if executor == "ray":
@@ -85,7 +89,8 @@ def tournament_speed(
             executor_start = time.perf_counter() - probe
         summary = runner.run()
         finished = time.perf_counter()
-        stored = count_stored(engine, tournament_id)
+        with Session(engine) as session:
+            stored = count_stored(session, tournament_id)
         engine.dispose()
     return TournamentSpeed(
         games=summary.scheduled,

@@ -27,11 +27,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.play.records import GameRecord
+from arena.play.records import new_record
+from arena.play.results import GameStatus
 from arena.store.bots import add_bot, builtin_source
 from arena.store.db import open_database, session_scope
 from arena.store.models import BotVersion, GameResult, GameSeat, Participant, Tournament, utcnow
 from engines.core import play_random
+from engines.outcome import ForfeitReason, Termination
 from engines.registry import get_game
 
 INSERT_CHUNK = 5_000
@@ -91,15 +93,7 @@ def record_pool(game_name: str, seed: int) -> dict[tuple[int, ...], list[dict[st
         assert outcome is not None
         records = pool.setdefault(outcome.ranking, [])
         if len(records) < RECORDS_PER_RESULT:
-            record = GameRecord(
-                game=game.name,
-                options=game.options_to_dict(state.options),
-                seats=2,
-                seed=deal_seed,
-                deal=dict(state.deal()),
-                actions=[(seat, str(action)) for seat, action in state.history],
-                outcome=outcome.to_dict(),
-            )
+            record = new_record(state, players=[], deal=state.deal(), outcome=outcome, duration=0.0)
             records.append(record.model_dump(mode="json"))
     return pool
 
@@ -149,7 +143,7 @@ class GameWriter:
                 "index": index,
                 "seed": seed,
                 "seats": list(seats),
-                "status": "ok" if offender is None else "forfeit",
+                "status": GameStatus.OK if offender is None else GameStatus.FORFEIT,
                 "returns": returns,
                 "ranking": list(ranking),
                 "termination": record["outcome"]["termination"],
@@ -246,14 +240,14 @@ def fill_games(
         record = dict(rng.choice(pool[ranking]))
         record["players"] = [labels[bot_ids[first]], labels[bot_ids[second]]]
         offender = None
-        reason = None
+        reason: ForfeitReason | None = None
         if ranking != (1, 1) and rng.random() < FORFEIT_SHARE:
             offender = ranking.index(2)
-            reason = "timeout"
+            reason = ForfeitReason.TIMEOUT
             record["actions"] = record["actions"][:2]
             record["outcome"] = {
                 **record["outcome"],
-                "termination": "forfeit",
+                "termination": Termination.FORFEIT,
                 "offender": offender,
                 "reason": reason,
             }

@@ -2,19 +2,23 @@
 
 Every error the service or the engines raise on bad input is printed as one line
 on stderr with exit code 2; no traceback reaches the user.
+
+The command modules import the database, Ray, SciPy and the rest inside their
+commands, so that ``arena --help`` or ``arena games`` start at once
+(``tests/arena/test_cli_imports.py`` checks it).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import typer
 from rich.markup import escape
-from sqlalchemy.exc import SQLAlchemyError
 from typer._click import Context
 from typer.core import TyperGroup
 
-from arena.cli import bench, bots, play, report, solitaire, solve, tournament, web
+from arena.cli import bench, bots, deals, play, report, solitaire, solve, tournament, web
 from arena.cli.console import error_console
 from arena.errors import ArenaError
 from engines.errors import GameError
@@ -31,10 +35,19 @@ class ArenaGroup(TyperGroup):
         except (ArenaError, GameError) as exc:
             _print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
-        except SQLAlchemyError as exc:
+        except Exception as exc:
+            if not _is_database_error(exc):
+                raise
             original = getattr(exc, "orig", None) or exc
             _print_error(f"database error: {str(original).strip().splitlines()[0]}")
             raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def _is_database_error(exc: Exception) -> bool:
+    # SQLAlchemy is imported by the commands that use the database; an error of it
+    # can only come after that import.
+    errors = sys.modules.get("sqlalchemy.exc")
+    return errors is not None and isinstance(exc, errors.SQLAlchemyError)
 
 
 def _print_error(message: str) -> None:
@@ -54,6 +67,7 @@ report.register(app)
 app.command("demo")(tournament.demo)
 app.add_typer(bots.app, name="bots")
 app.add_typer(tournament.app, name="tournament")
+app.add_typer(deals.app, name="deals")
 app.add_typer(bench.app, name="bench")
 app.add_typer(solve.app, name="solve")
 app.command("solitaire")(solitaire.solitaire)

@@ -10,11 +10,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.bench.engines import random_playouts, rating_fit_speed
 from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.ratings import IntervalMethod, RatingError
 from engines.registry import all_games, get_game
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
@@ -30,6 +28,8 @@ def engines(
     seconds: Annotated[float, typer.Option(help="time per game and seat count")] = 3.0,
 ) -> None:
     """Random-playout games per second per game and seat count, on one core."""
+    from arena.bench.engines import random_playouts
+
     chosen = [get_game(name) for name in game] if game else all_games()
     table = Table(
         title=f"random playouts, one core ({platform.python_implementation()} "
@@ -60,6 +60,9 @@ def ratings(
     seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
 ) -> None:
     """Time the Elo fit (aggregation, fit and intervals) on simulated games."""
+    from arena.bench.engines import rating_fit_speed
+    from arena.ratings import IntervalMethod, RatingError
+
     if interval not in ("hessian", "bootstrap"):
         raise RatingError(f"--interval {interval!r} is not 'hessian' or 'bootstrap'")
     if games < 2 or bots < 2:
@@ -94,7 +97,7 @@ def tournament(
         typer.Option("--bot", "-b", help="participants (default: two random bots)"),
     ] = None,
     games: Annotated[int, typer.Option(help="games per pairing")] = 10_000,
-    executor: Annotated[str, typer.Option(help="ray | local")] = "ray",
+    executor: Annotated[str, typer.Option(help="ray | local | auto")] = "ray",
     workers: Annotated[
         list[int] | None, typer.Option(help="worker counts to compare (repeatable)")
     ] = None,

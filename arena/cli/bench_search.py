@@ -9,10 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.bench.search import opening_solves, search_speed
 from arena.cli.console import console
 from arena.errors import ArenaError
-from bots.koenigsgarten.solver import DRAW, LOSS, WIN
 from bots.registry import all_bot_kinds
 from engines.registry import all_games, get_game
 
@@ -46,6 +44,8 @@ def mcts(
     seed: Annotated[int, typer.Option(help="seed of the sampled positions")] = 0,
 ) -> None:
     """MCTS / IS-MCTS iterations per second at sampled positions of each game, one core."""
+    from arena.bench.search import search_speed
+
     if positions < 1 or seconds <= 0:
         raise ArenaError(f"need --positions ≥ 1 and --seconds > 0, got {positions} and {seconds}")
     games = [get_game(name) for name in game] if game else all_games()
@@ -80,6 +80,9 @@ def opening_solve(
 ) -> None:
     """Königsgarten: solve the values of all 12 first cards of random layouts exactly;
     time per layout, and how often the first player wins, draws or loses."""
+    from arena.bench.search import opening_solves
+    from bots.koenigsgarten.solver import DRAW, LOSS, WIN
+
     if layouts < 1:
         raise ArenaError(f"--layouts must be at least 1, not {layouts}")
     result = opening_solves(layouts, seed)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
-from sqlmodel import Session
 
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console
@@ -15,17 +14,9 @@ from arena.errors import ArenaError
 from arena.players.loader import BUILTIN, COMMAND, BotSource, command_files
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.players.submission import check_submission
-from arena.store.bots import (
-    add_bot,
-    builtin_source,
-    command_source,
-    find_bot,
-    games_played,
-    list_bots,
-    python_source,
-    remove_bot,
-)
-from arena.store.db import session_scope
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -54,7 +45,13 @@ def add(
         ),
     ] = None,
     param: Annotated[
-        list[str] | None, typer.Option("--param", "-p", help="bot parameter KEY=VALUE")
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="bot parameter KEY=VALUE: a built-in kind's (`arena bots kinds GAME`), or "
+            "given to a --python bot's constructor and a --cmd bot's new_game message",
+        ),
     ] = None,
     check_time: Annotated[
         float, typer.Option(help="seconds the submission check gives the bot per step")
@@ -64,6 +61,9 @@ def add(
     """Register a bot (or a new version of it). A --python or --cmd bot must first pass
     the submission check: start, handshake and one legal move on a sample position.
     Its code is stored (a --cmd bot's files too): tournaments never read your files."""
+    from arena.store.bots import add_bot, builtin_source, command_source, python_source
+    from arena.store.db import session_scope
+
     chosen = [
         flag
         for flag, value in (("--builtin", builtin), ("--python", python), ("--cmd", cmd))
@@ -79,9 +79,7 @@ def add(
     elif python is not None:
         source = python_source(python, params)
     else:
-        if params:
-            raise ArenaError("--param does not apply to --cmd bots: put arguments in the command")
-        source = command_source(cmd or "", also=file or [])
+        source = command_source(cmd or "", also=file or [], params=params)
     if source.kind != BUILTIN:
         _check_submission(source, game, name, check_time)
     engine = database(db)
@@ -115,6 +113,28 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
     console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
 
 
+@app.command("kinds")
+def kinds(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="see `arena games`")],
+) -> None:
+    """List the built-in bot kinds of a game with every parameter: its type, default
+    and meaning. Give them as KIND:key=value,… (`-b mcts:iterations=500,seconds=0.2`)."""
+    from bots.registry import all_bot_kinds
+    from engines.registry import get_game
+
+    name = get_game(game).name
+    lines = [f"built-in bots for {name} (give parameters as KIND:key=value,…)"]
+    for kind in all_bot_kinds(name):
+        lines.append(f"\n{kind.name}: {kind.description}")
+        for spec in kind.param_specs():
+            default = "none" if spec.default is None else repr(spec.default)
+            meaning = spec.description
+            if spec.old_name is not None:
+                meaning += f" (old name {spec.old_name!r}: deprecated, still accepted)"
+            lines.append(f"  {spec.name:<12} {spec.type:<10} default {default:<11} {meaning}")
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("list")
 def list_command(
     game: Annotated[str | None, typer.Option("--game", "-g", help="only bots of this game")] = None,
@@ -122,6 +142,10 @@ def list_command(
     db: DbOption = None,
 ) -> None:
     """List registered bot versions."""
+    from sqlmodel import Session
+
+    from arena.store.bots import games_played, list_bots
+
     engine = database(db)
     with Session(engine) as session:
         bots = list_bots(session, game=game, include_retired=all_versions)
@@ -152,7 +176,12 @@ def show(
     code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
     db: DbOption = None,
 ) -> None:
-    """Show one bot version: kind, entry, parameters, code hash, games played."""
+    """Show one bot version: kind, entry, parameters, code hash, games played, and its
+    forfeits: how many for each reason, the latest messages and its stderr's tail."""
+    from sqlmodel import Session
+
+    from arena.store.bots import find_bot, games_played
+
     engine = database(db)
     with Session(engine) as session:
         bot = find_bot(session, reference, game=game)
@@ -165,8 +194,36 @@ def show(
         console.print(f"  code hash: {bot.code_hash}")
         console.print(f"  created:   {bot.created:%Y-%m-%d %H:%M:%S} UTC")
         console.print(f"  games:     {games_played(session, bot.id)}")
-        if code and bot.code:
-            console.print(bot.code, markup=False, highlight=False)
+        bot_id = bot.id
+        stored_code = bot.code if code else None
+    _show_forfeits(engine, bot_id)
+    if stored_code:
+        console.print(stored_code, markup=False, highlight=False)
+
+
+def _show_forfeits(engine: Engine, bot_id: int) -> None:
+    """The bot's forfeits by reason, the latest messages and its stderr tail."""
+    from sqlmodel import Session
+
+    from arena.store.listing import bot_forfeits
+
+    with Session(engine) as session:
+        summary = bot_forfeits(session, bot_id)
+    if not summary.by_reason:
+        console.print("  forfeits:  none")
+        return
+    counts = ", ".join(f"{reason} {count}" for reason, count in summary.by_reason.items())
+    lines = [f"  forfeits:  {sum(summary.by_reason.values())} ({counts})", "  latest:"]
+    for forfeit in summary.latest:
+        lines.append(
+            f"    tournament {forfeit.tournament_id} game #{forfeit.index}: {forfeit.reason}: "
+            f"{forfeit.message}"
+        )
+    stderr = next((f.stderr for f in summary.latest if f.stderr), None)
+    if stderr is not None:
+        lines.append("  stderr (the end kept with its latest forfeit):")
+        lines.extend(f"    {line}" for line in stderr.split(" | "))
+    console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("remove")
@@ -179,6 +236,9 @@ def remove(
 ) -> None:
     """Retire a bot version (or all versions of a name): it leaves listings and new
     tournaments; its stored games and ratings stay."""
+    from arena.store.bots import remove_bot
+    from arena.store.db import session_scope
+
     engine = database(db)
     with session_scope(engine) as session:
         retired = [bot.label for bot in remove_bot(session, reference, game=game)]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy.engine import Engine
 
 from arena.errors import ArenaError
-from arena.store.db import ENV_VAR, open_database
+from arena.store.location import ENV_VAR
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 DbOption = Annotated[
     str | None,
@@ -21,9 +25,20 @@ DbOption = Annotated[
     ),
 ]
 
+EachOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="TC",
+        help="every bot's time control: 'tc=60+0.5' (game clock + increment), 'st=1' "
+        "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
+    ),
+]
+
 
 def database(url: str | None) -> Engine:
     """Open (and migrate) the database; raises StorageError with a clear message."""
+    from arena.store.db import open_database
+
     return open_database(url)
 
 
@@ -40,3 +55,27 @@ def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
             raise ArenaError(f"bad {what} {item!r}: write NAME=VALUE")
         result[key.strip()] = value.strip()
     return result
+
+
+def write_lines(lines: Iterable[str], output: Path) -> int:
+    """Write ``lines`` (each without its newline) to the file ``output``, or to stdout
+    for ``-``, as they come; returns how many.
+
+    Raises:
+        ArenaError: the file cannot be written; the message names it.
+    """
+    count = 0
+    if str(output) == "-":
+        for line in lines:
+            sys.stdout.write(line + "\n")
+            count += 1
+        sys.stdout.flush()
+        return count
+    try:
+        with output.open("w", encoding="utf-8") as file:
+            for line in lines:
+                file.write(line + "\n")
+                count += 1
+    except OSError as exc:
+        raise ArenaError(f"cannot write {str(output)!r}: {exc.strerror}") from None
+    return count

@@ -15,5 +15,5 @@ DEMO_CONFIG: dict[str, Any] = {
     "bots": ["random", "first-legal", "mcts:iterations=200"],
     "games": 40,
     "seed": 2026,
-    "executor": "ray",
+    "executor": "auto",
 }

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli.common import parse_assignments
+from arena.cli.common import DbOption, EachOption, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.play.options import resolve_file_options
@@ -24,7 +24,8 @@ from arena.play.records import (
     save_record,
 )
 from arena.play.render import board, describe_outcome
-from arena.play.runner import play_game
+from arena.play.runner import TimeControl, play_game
+from arena.play.time_control import parse_time_control
 from bots.base import Bot
 from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
 from engines.core import Action, Game, State
@@ -68,16 +69,121 @@ def unique_names(specs: Sequence[str]) -> list[str]:
     ]
 
 
-def _make_bots(game: Game, specs: Sequence[str]) -> tuple[list[Bot], list[str]]:
-    if not specs:
+def _make_bots(
+    game: Game,
+    specs: Sequence[str],
+    files: _FileBots,
+    db: str | None,
+    controls: Sequence[TimeControl],
+) -> tuple[list[Bot], list[str]]:
+    """The bots of ``--bot`` (built-in kinds, else registered bots), then ``--python``
+    and ``--cmd`` (submitted bots straight from the files), in that seat order; a
+    sandboxed bot gets its seat's time control of ``controls``."""
+    if not (specs or files.python or files.cmd):
         raise ArenaError(
             f"no bots given: pass one --bot per seat (e.g. --bot random) for {game.name}"
         )
+    if files.params and not (files.python or files.cmd):
+        raise ArenaError(
+            "--param goes with --python and --cmd; a built-in kind takes its parameters "
+            "as KIND:key=value (`arena bots kinds GAME` lists them)"
+        )
+    builtin = {kind.name for kind in all_bot_kinds(game.name)}
     bots: list[Bot] = []
+    # controls go on past the --bot seats, to the file bots' seats
+    seats = [
+        (spec, control)
+        for spec, control in zip(specs, controls, strict=False)
+        if _registered(spec, builtin)
+    ]
+    stored = iter(_registered_bots(game, seats, db) if seats else [])
     for spec in specs:
-        kind, params = parse_bot_spec(spec)
-        bots.append(make_bot(kind, game.name, params))
-    return bots, unique_names(specs)
+        if _registered(spec, builtin):
+            bots.append(next(stored))
+        else:
+            kind, params = parse_bot_spec(spec)
+            bots.append(make_bot(kind, game.name, params))
+    names = unique_names(specs)
+    for python in files.python:
+        bots.append(_file_bot(game, python, "python", files.params, controls[len(bots)]))
+        names.append(Path(python).name)
+    for command in files.cmd:
+        bots.append(_file_bot(game, command, "command", files.params, controls[len(bots)]))
+        names.append(command if len(command) <= 40 else command[:39] + "…")
+    return bots, unique_names(names)
+
+
+@dataclass(frozen=True)
+class _FileBots:
+    """The bots ``arena play`` runs from the user's files, and their parameters."""
+
+    python: list[str]
+    cmd: list[str]
+    params: dict[str, str]
+
+
+def _registered(spec: str, builtin: set[str]) -> bool:
+    """A reference to a registered bot (``mine``, ``mine@2``), not a built-in kind."""
+    kind = spec.partition(":")[0].strip().lower()
+    return "@" in spec or (kind not in builtin and ":" not in spec)
+
+
+def _registered_bots(
+    game: Game, seats: Sequence[tuple[str, TimeControl]], db: str | None
+) -> list[Bot]:
+    """A bot for each (reference, time control) of registered bots, each run as
+    tournaments run it: a built-in in this process, submitted code (the stored copy)
+    in the sandbox; one instance per seat, even of one bot.
+
+    Raises:
+        NotFoundError: no such bot for the game (the message lists the built-in kinds).
+    """
+    from sqlmodel import Session
+
+    from arena.cli.common import database
+    from arena.errors import NotFoundError
+    from arena.players.loader import instantiate
+    from arena.store.bots import find_bot, spec_of
+    from arena.store.db import resolve_url
+
+    kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
+    url = resolve_url(db)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        raise NotFoundError(
+            f"unknown bot: {seats[0][0]!r} (built-in kinds for {game.name}: {kinds}; "
+            f"no database of registered bots at {url.removeprefix('sqlite:///')!r})"
+        )
+    bots: list[Bot] = []
+    with Session(database(db)) as session:
+        for reference, control in seats:
+            try:
+                stored = find_bot(session, reference, game=game.name)
+            except NotFoundError as exc:
+                raise NotFoundError(
+                    f"unknown bot: {reference!r} (built-in kinds for {game.name}: {kinds}); {exc}"
+                ) from None
+            bots.append(instantiate(spec_of(stored), time_control=control))
+    return bots
+
+
+def _file_bot(
+    game: Game, target: str, kind: str, params: dict[str, str], control: TimeControl
+) -> Bot:
+    """A bot from ``--python FILE[:Class]`` or ``--cmd COMMAND``: read now, as
+    `arena bots add` would store it, and run in the sandbox (nothing is registered).
+
+    Raises:
+        BotRegistryError, BotLoadError: see :func:`arena.store.bots.python_source` and
+            :func:`arena.store.bots.command_source`.
+    """
+    from arena.players.loader import BotSpec, instantiate
+    from arena.store.bots import command_source, python_source
+
+    if kind == "python":
+        source = python_source(target, params)
+    else:
+        source = command_source(target, params=params)
+    return instantiate(BotSpec(0, target, game.name, source), time_control=control)
 
 
 def _show_step(state: State, seat: int, action: Action) -> None:
@@ -88,9 +194,14 @@ def _show_step(state: State, seat: int, action: Action) -> None:
 def play(
     game_name: Annotated[str, typer.Argument(metavar="GAME", help="see `arena games`")],
     bot: Annotated[
-        list[str],
-        typer.Option("--bot", "-b", help="one per seat: KIND or KIND:key=value,…"),
-    ],
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            "-b",
+            metavar="BOT",
+            help="one per seat: KIND, KIND:key=value,… or a registered NAME[@VERSION]",
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="seed of the deal (default: random)")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
@@ -103,17 +214,68 @@ def play(
     record: Annotated[
         Path | None, typer.Option(help="write the game (or match) record to this JSON file")
     ] = None,
+    python: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="FILE[:Class]",
+            help="a seat for a Python bot straight from its file (after the --bot seats)",
+        ),
+    ] = None,
+    cmd: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="COMMAND",
+            help="a seat for a program speaking the bot protocol (after the --python seats)",
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", "-p", metavar="KEY=VALUE", help="a parameter of the file bots"),
+    ] = None,
+    each: EachOption = None,
+    db: DbOption = None,
 ) -> None:
-    """Play one game or a match between bots and show the result."""
+    """Play one game or a match between bots and show the result.
+
+    A --bot is a built-in kind (`random`, `mcts:iterations=200`) or a registered bot
+    (`mine`, `mine@2`, from the database); --python and --cmd play your files without
+    registering them. Submitted code runs in the sandbox, as in tournaments."""
     game = get_game(game_name)
     raw_options = resolve_file_options(game.name, parse_assignments(option or [], "option"))
     options = game.parse_options(raw_options)
-    bots, names = _make_bots(game, bot)
+    files = _FileBots(python or [], cmd or [], parse_assignments(param or [], "parameter"))
+    everyone = parse_time_control(each) if each is not None else TimeControl()
+    specs: list[str] = []
+    controls: list[TimeControl] = []
+    for entry in bot or []:
+        spec, _, own = entry.strip().partition(" ")
+        specs.append(spec)
+        controls.append(parse_time_control(own) if own.strip() else everyone)
+    controls += [everyone] * (len(files.python) + len(files.cmd))
+    bots, names = _make_bots(game, specs, files, db, controls)
+    try:
+        _play(game, options, bots, names, seed, match, show, record, controls)
+    finally:
+        for player in bots:
+            player.close()
+
+
+def _play(
+    game: Game,
+    options: Any,
+    bots: list[Bot],
+    names: list[str],
+    seed: int | None,
+    match: str,
+    show: bool,
+    record: Path | None,
+    controls: list[TimeControl],
+) -> None:
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
     seed = secrets.randbelow(2**31) if seed is None else seed
     console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
-    setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None)
+    setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None, controls)
     if spec.kind == MatchKind.SINGLE:
         _play_single(setup)
     elif spec.kind == MatchKind.PENALTIES:
@@ -131,6 +293,7 @@ class _Setup:
     seed: int
     record: Path | None
     on_step: Callable[[State, int, Action], None] | None
+    controls: list[TimeControl]
 
 
 def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
@@ -140,6 +303,7 @@ def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
         state,
         [setup.bots[p] for p in order],
         players=[setup.names[p] for p in order],
+        time_control=[setup.controls[p] for p in order],
         on_step=setup.on_step,
     )
     if setup.on_step is None:

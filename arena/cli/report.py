@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -12,17 +12,13 @@ from arena.cli.common import DbOption, database
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.play.time_control import TimeClass
-from arena.report.build import Report, game_leaderboard, tournament_report
-from arena.report.format import (
-    FORMATS,
-    render_text,
-    to_csv,
-    to_html,
-    to_json,
-    to_markdown,
-    to_text,
-)
-from arena.report.plot import plot_png, plot_report
+
+if TYPE_CHECKING:
+    from arena.report.build import Report
+
+FORMATS = ("text", "md", "html", "json", "csv")
+"""The report's output formats: :data:`arena.report.format.FORMATS`, named here so that
+the help needs no import of the report (a test keeps the two equal)."""
 
 FormatOption = Annotated[
     str, typer.Option("--format", "-f", help="output format: " + " | ".join(FORMATS))
@@ -47,6 +43,9 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
     Raises:
         ArenaError: an unknown format or a file that cannot be written.
     """
+    from arena.report.format import render_text
+    from arena.report.plot import plot_report
+
     if fmt not in FORMATS:
         raise ArenaError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
     if fmt == "text" and output is None:
@@ -66,6 +65,9 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
 
 def render(report: Report, fmt: str) -> str:
     """The report as text in one of :data:`FORMATS` (text in 80 columns, no colour)."""
+    from arena.report.format import to_csv, to_html, to_json, to_markdown, to_text
+    from arena.report.plot import plot_png
+
     renderers: dict[str, Callable[[Report], str]] = {
         "text": to_text,
         "md": to_markdown,
@@ -86,6 +88,8 @@ def report(
     db: DbOption = None,
 ) -> None:
     """Standings with Elo ± interval, W/D/L or mean place, forfeits, head-to-head."""
+    from arena.report.build import tournament_report
+
     emit(
         tournament_report(database(db), tournament_id, anchor=anchor, interval=interval),
         fmt,
@@ -113,6 +117,8 @@ def leaderboard(
 ) -> None:
     """Rank every bot version across all tournaments of GAME of one seat count and one
     time-control class (see docs/ratings.md for what counts)."""
+    from arena.report.build import game_leaderboard
+
     emit(
         game_leaderboard(
             database(db),

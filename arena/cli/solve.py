@@ -11,7 +11,6 @@ import typer
 from arena.cli.console import console
 from arena.cli.solve_koenigsgarten import koenigsgarten
 from arena.errors import ArenaError
-from arena.play.solitaire import load_deal_file
 from bots.blumengarten.search import LOST, WON, solve
 from engines.blumengarten import BlumengartenState
 from engines.registry import get_game
@@ -40,6 +39,8 @@ def blumengarten(
 ) -> None:
     """Print `won` and a winning line, `lost` (no win exists) or `unknown`, and the
     nodes searched."""
+    from arena.play.solitaire import load_deal_file
+
     if (seed is None) == (deal is None):
         raise ArenaError("give exactly one of --seed N and --deal FILE")
     if timeout <= 0:

@@ -9,7 +9,6 @@ import typer
 
 from arena.cli.console import console
 from arena.errors import ArenaError
-from bots.koenigsgarten.solver import VALUE_NAMES, Solver, read_observation
 from engines.koenigsgarten import CELL_NAMES, CELLS, GAME, KoenigsgartenState, parse_layout
 
 
@@ -39,6 +38,8 @@ def koenigsgarten(
 ) -> None:
     """Print the value (win / draw / loss) for the side to move with perfect play, and
     the value of every legal card."""
+    from bots.koenigsgarten.solver import VALUE_NAMES, Solver, read_observation
+
     state = position_from_text(layout)
     outcome = state.outcome()
     if outcome is not None:

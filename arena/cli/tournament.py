@@ -8,40 +8,44 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
-from sqlmodel import Session, col, select
 
-from arena.cli.common import DbOption, database, parse_assignments
+from arena.cli.common import (
+    DbOption,
+    EachOption,
+    database,
+    parse_assignments,
+    write_lines,
+)
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.report.build import ReportError, tournament_report
-from arena.report.format import render_text
-from arena.store.games import count_stored, get_tournament
-from arena.store.models import Tournament
-from arena.tournament.config import FORMATS as TOURNAMENT_TYPES
-from arena.tournament.config import config_source, load_config, read_config_file
-from arena.tournament.driver import (
-    INTERRUPTED,
-    RunSummary,
-    TournamentRunner,
-    cancel_tournament,
-    create_tournament,
-)
-from arena.tournament.progress import DEFAULT_RATING_INTERVAL
+
+if TYPE_CHECKING:
+    from arena.tournament.driver import RunSummary
 
 app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_args_is_help=True)
 
 EXIT_INTERRUPTED = 130
+# Named here so that the help needs no import of the tournament package; a test keeps
+# them equal to arena.tournament's.
+TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+DEFAULT_RATING_INTERVAL = 100
+EXECUTOR_HELP = (
+    "auto (default: here, unless Ray's start pays for itself) | ray | local; "
+    "the run says which played and why"
+)
 
 
 def _report_run(summary: RunSummary, output: str = "text") -> None:
+    from arena.store.models import TournamentStatus
+
     if output == "json":
         data = {**dataclasses.asdict(summary), "games_per_second": summary.games_per_second}
         console.out(json.dumps(data, indent=1), highlight=False)
-        if summary.status == INTERRUPTED:
+        if summary.status == TournamentStatus.INTERRUPTED:
             raise typer.Exit(EXIT_INTERRUPTED)
         return
     line = (
@@ -50,9 +54,9 @@ def _report_run(summary: RunSummary, output: str = "text") -> None:
         f"{summary.seconds:.1f} s ({summary.games_per_second:,.0f} games/s)"
     )
     console.print(line)
-    if summary.message and summary.status != INTERRUPTED:
+    if summary.message and summary.status != TournamentStatus.INTERRUPTED:
         console.print(f"  {summary.message}")
-    if summary.status == INTERRUPTED:
+    if summary.status == TournamentStatus.INTERRUPTED:
         error_console.print(
             f"stopped; resume with `arena tournament resume {summary.tournament_id}`"
         )
@@ -164,7 +168,12 @@ def run(
     ] = None,
     bot: Annotated[
         list[str] | None,
-        typer.Option("--bot", "-b", help="a participant (NAME, NAME@V or a built-in kind)"),
+        typer.Option(
+            "--bot",
+            "-b",
+            help="a participant (NAME, NAME@V or a built-in kind), optionally with its own "
+            "time control after a space: 'mine@2 tc=5+0.1 st=0.5'",
+        ),
     ] = None,
     candidate: Annotated[list[str] | None, typer.Option(help="gauntlet: a bot under test")] = None,
     opponent: Annotated[list[str] | None, typer.Option(help="gauntlet: a bot of the field")] = None,
@@ -177,7 +186,15 @@ def run(
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    deals: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="play the deals of this file (`arena deals make`)"),
+    ] = None,
+    deal_order: Annotated[
+        str | None,
+        typer.Option(metavar="ORDER", help="sequential (default) | random: the deals' order"),
+    ] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     workers: Annotated[
         int | None, typer.Option(help="worker processes (default: all cores)")
     ] = None,
@@ -186,6 +203,7 @@ def run(
     ] = None,
     time_per_move: Annotated[float | None, typer.Option(help="seconds per move")] = None,
     time_per_game: Annotated[float | None, typer.Option(help="seconds per bot per game")] = None,
+    each: EachOption = None,
     rating_interval: RatingIntervalOption = DEFAULT_RATING_INTERVAL,
     fmt: Annotated[
         str,
@@ -201,6 +219,11 @@ def run(
 
     The first bot of a sprt tournament is the candidate: the test reads from its side.
     """
+    from arena.report.build import record_final_ratings
+    from arena.store.db import session_scope
+    from arena.tournament.config import config_source, load_config, read_config_file
+    from arena.tournament.driver import TournamentRunner, create_tournament
+
     output = _output_format(fmt)
     config_file, sprt_settings = _split_arguments(arguments or [], sprt)
     if sprt is not None and type_ not in (None, "sprt"):
@@ -215,11 +238,14 @@ def run(
         "seats": seats,
         "seed": seed,
         "name": name,
+        "deals": str(deals) if deals is not None else None,
+        "deal_order": deal_order,
         "executor": executor,
         "workers": workers,
         "ray_address": ray_address,
         "time_per_move": time_per_move,
         "time_per_game": time_per_game,
+        "each": each,
     }
     if sprt_settings:
         from_file = read_config_file(config_file).get("sprt", {}) if config_file else {}
@@ -228,10 +254,17 @@ def run(
         overrides["options"] = parse_assignments(option, "option")
     config = load_config(config_file, overrides)
     engine = database(db)
-    tournament_id = create_tournament(engine, config, config_source(config_file))
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config, config_source(config_file))
     shown = console if output == "text" else error_console
     shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    runner = TournamentRunner(engine, tournament_id, console=shown, rating_interval=rating_interval)
+    runner = TournamentRunner(
+        engine,
+        tournament_id,
+        console=shown,
+        rating_interval=rating_interval,
+        on_completed=record_final_ratings,
+    )
     _report_run(runner.run(), output)
 
 
@@ -239,7 +272,7 @@ def run(
 def resume(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")],
     executor: Annotated[
-        str | None, typer.Option(help="ray | local (default: as configured)")
+        str | None, typer.Option(help="auto | ray | local (default: as configured)")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
     ray_address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
@@ -247,6 +280,9 @@ def resume(
     db: DbOption = None,
 ) -> None:
     """Play exactly the scheduled games not stored yet (after a kill, Ctrl-C or failure)."""
+    from arena.report.build import record_final_ratings
+    from arena.tournament.driver import TournamentRunner
+
     engine = database(db)
     runner = TournamentRunner(
         engine,
@@ -256,6 +292,7 @@ def resume(
         workers=workers,
         ray_address=ray_address,
         rating_interval=rating_interval,
+        on_completed=record_final_ratings,
     )
     _report_run(runner.run())
 
@@ -263,6 +300,11 @@ def resume(
 @app.command("list")
 def list_command(db: DbOption = None) -> None:
     """List tournaments, newest first."""
+    from sqlmodel import Session, col, select
+
+    from arena.store.games import count_stored
+    from arena.store.models import Tournament
+
     engine = database(db)
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).order_by(col(Tournament.id).desc())).all()
@@ -277,7 +319,7 @@ def list_command(db: DbOption = None) -> None:
                 t.game,
                 t.format,
                 t.status,
-                f"{count_stored(engine, t.id)}/{t.scheduled}",
+                f"{count_stored(session, t.id)}/{t.scheduled}",
                 t.created.strftime("%Y-%m-%d %H:%M"),
             )
     console.print(
@@ -289,6 +331,12 @@ def list_command(db: DbOption = None) -> None:
 def show(tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None) -> None:
     """Show a tournament: configuration, progress and standings (counted as
     `arena report` counts; without the ratings)."""
+    from sqlmodel import Session
+
+    from arena.report.build import ReportError, tournament_report
+    from arena.report.format import render_text
+    from arena.store.games import get_tournament
+
     engine = database(db)
     try:
         report = tournament_report(engine, tournament_id, ratings=False)
@@ -310,25 +358,153 @@ def cancel(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")], db: DbOption = None
 ) -> None:
     """Cancel a tournament; a running driver stops at its next write."""
+    from arena.store.db import session_scope
+    from arena.tournament.driver import cancel_tournament
+
     engine = database(db)
-    cancel_tournament(engine, tournament_id)
+    with session_scope(engine) as session:
+        cancel_tournament(session, tournament_id)
     console.print(f"tournament {tournament_id} cancelled")
 
 
+@app.command("games")
+def games_command(
+    tournament_id: Annotated[int, typer.Argument(metavar="ID")],
+    bot: Annotated[
+        str | None, typer.Option("--bot", "-b", metavar="NAME[@V]", help="only games it played")
+    ] = None,
+    result: Annotated[
+        str | None,
+        typer.Option(
+            metavar="RESULT",
+            help="win | loss | draw | forfeit (of --bot; without it: draw or forfeit games)",
+        ),
+    ] = None,
+    reason: Annotated[
+        str | None,
+        typer.Option(
+            metavar="REASON",
+            help="only forfeits for this reason (timeout, crash, illegal_action, …)",
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=0, help="show at most N games; 0: all")] = 100,
+    db: DbOption = None,
+) -> None:
+    """List a tournament's stored games: index, seed, each seat's bot with its result
+    and score, how the game ended (a forfeit's reason and seat) and its duration."""
+    from sqlmodel import Session
+
+    from arena.play.results import GameStatus
+    from arena.store.bots import find_bot
+    from arena.store.games import get_tournament
+    from arena.store.listing import iter_games, seat_result
+    from arena.store.tally import bot_names
+
+    wanted = _seat_result(result)
+    engine = database(db)
+    with Session(engine) as session:
+        tournament = get_tournament(session, tournament_id)
+        bot_id = None if bot is None else find_bot(session, bot, game=tournament.game).id
+        games = iter_games(session, tournament_id, bot_id=bot_id, result=wanted, reason=reason)
+        shown = 0
+        labels: dict[int, str] = {}
+        batch: list[str] = []
+        for game in games:
+            if limit and shown >= limit:
+                batch.append("… more games: raise --limit (0 shows all)")
+                break
+            missing = set(game.seats) - set(labels)
+            if missing:
+                labels.update(bot_names(session, missing).labels)
+            players = []
+            for seat, bot_of_seat in enumerate(game.seats):
+                label = labels.get(bot_of_seat, str(bot_of_seat))
+                outcome = (
+                    GameStatus.ERROR
+                    if game.status == GameStatus.ERROR
+                    else seat_result(game, seat).value
+                )
+                players.append(
+                    f"{label} {outcome} {game.returns[seat]:g}" if game.returns else label
+                )
+            how = game.termination
+            if game.offender is not None:
+                how += f" ({game.reason} by seat {game.offender})"
+            batch.append(
+                f"#{game.index:<5} seed {game.seed:<20} {', '.join(players)}  {how}  "
+                f"{game.duration:.2f} s"
+            )
+            shown += 1
+            if len(batch) >= PRINTED_TOGETHER:  # one print per batch: printing is the cost
+                console.print("\n".join(batch), markup=False, highlight=False, soft_wrap=True)
+                batch = []
+        if not shown:
+            batch.append("no stored games match")
+        if batch:
+            console.print("\n".join(batch), markup=False, highlight=False, soft_wrap=True)
+
+
+PRINTED_TOGETHER = 500
+
+
+def _seat_result(text: str | None) -> Any:
+    from arena.store.listing import SeatResult
+
+    if text is None:
+        return None
+    try:
+        return SeatResult(text.strip().lower())
+    except ValueError:
+        raise ArenaError(
+            f"unknown result {text!r} (results: {', '.join(r.value for r in SeatResult)})"
+        ) from None
+
+
+@app.command("export")
+def export(
+    tournament_id: Annotated[int, typer.Argument(metavar="ID")],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", metavar="FILE", help="the JSON-lines file; - for stdout"),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Write every stored record of a tournament as JSON lines, one game per line, in
+    game order (docs/records.md). Streams a page at a time: any size."""
+    from sqlmodel import Session
+
+    from arena.store.games import get_tournament
+    from arena.store.listing import iter_records
+
+    engine = database(db)
+    with Session(engine) as session:
+        get_tournament(session, tournament_id)
+        count = write_lines(iter_records(session, tournament_id), output)
+    shown = error_console if str(output) == "-" else console
+    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False, soft_wrap=True)
+
+
 def demo(
-    executor: Annotated[str | None, typer.Option(help="ray (default) | local")] = None,
+    executor: Annotated[str | None, typer.Option(help=EXECUTOR_HELP)] = None,
     db: Annotated[str | None, typer.Option("--db", help="database (default: demo.db here)")] = None,
 ) -> None:
     """Run the embedded demo tournament and print its report."""
     from arena.cli.demo import DEMO_CONFIG
     from arena.cli.report import emit
+    from arena.report.build import record_final_ratings, tournament_report
+    from arena.store.db import session_scope
+    from arena.tournament.config import load_config
+    from arena.tournament.driver import TournamentRunner, create_tournament
 
     overrides = {"executor": executor} if executor else {}
     config = load_config(None, {**DEMO_CONFIG, **overrides})
     engine = database(db or "demo.db")
-    tournament_id = create_tournament(engine, config, "demo")
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config, "demo")
     console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
-    summary = TournamentRunner(engine, tournament_id, console=console).run()
+    summary = TournamentRunner(
+        engine, tournament_id, console=console, on_completed=record_final_ratings
+    ).run()
     _report_run(summary)
     console.print()
     emit(tournament_report(engine, tournament_id), "text", None, None)

@@ -12,12 +12,11 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
-from sqlmodel import Session
 
 from arena.cli.common import DbOption, database
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
-from arena.store.db import ENV_VAR, resolve_url, session_scope
+from arena.store.location import ENV_VAR, resolve_url
 
 WORKER_STOP_SECONDS = 30.0
 
@@ -28,7 +27,9 @@ users_app = typer.Typer(
 
 ExecutorOption = Annotated[
     str | None,
-    typer.Option(help="run queued tournaments with this executor: ray | local (default: theirs)"),
+    typer.Option(
+        help="run queued tournaments with this executor: auto | ray | local (default: theirs)"
+    ),
 ]
 
 
@@ -61,8 +62,8 @@ def serve(
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
-    if executor is not None and executor not in ("ray", "local"):
-        raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    if executor is not None and executor not in ("auto", "ray", "local"):
+        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
     web_settings = load_settings(settings) if settings is not None else None
     url = resolve_url(db)
     if allow_weak_sandbox:
@@ -115,8 +116,8 @@ def worker(
 
     if not poll > 0:
         raise ArenaError(f"--poll must be positive, not {poll!r}")
-    if executor is not None and executor not in ("ray", "local"):
-        raise ArenaError(f"--executor must be ray or local, not {executor!r}")
+    if executor is not None and executor not in ("auto", "ray", "local"):
+        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
     engine = database(db)
     error_console.print("worker: waiting for queued tournaments")
     ran = run_worker(engine, poll_seconds=poll, executor=executor, once=once, console=console)
@@ -129,6 +130,7 @@ def add_user(
     db: DbOption = None,
 ) -> None:
     """Create an account and print its token (shown once; only its hash is stored)."""
+    from arena.store.db import session_scope
     from arena.web.accounts import create_account
 
     engine = database(db)
@@ -147,6 +149,7 @@ def new_user_token(
     db: DbOption = None,
 ) -> None:
     """Give an account a new token (the old one stops working) and print it."""
+    from arena.store.db import session_scope
     from arena.web.accounts import new_token
 
     engine = database(db)
@@ -158,7 +161,7 @@ def new_user_token(
 @users_app.command("list")
 def list_users(db: DbOption = None) -> None:
     """List the accounts and how many bots and tournaments each owns."""
-    from sqlmodel import func, select
+    from sqlmodel import Session, func, select
 
     from arena.store.models import BotVersion, Tournament
     from arena.web.accounts import list_accounts

@@ -8,9 +8,9 @@ deal, every (seat, action text) and the outcome.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import pydantic
 from pydantic import BaseModel, ConfigDict
@@ -21,8 +21,8 @@ from engines.errors import GameError
 from engines.outcome import Outcome
 from engines.registry import get_game
 
-RECORD_FORMAT = "arena-record/1"
-MATCH_FORMAT = "arena-match/1"
+RECORD_FORMAT: Final = "arena-record/1"
+MATCH_FORMAT: Final = "arena-match/1"
 
 
 class GameRecord(BaseModel):
@@ -71,6 +71,40 @@ class MatchRecord(BaseModel):
 
 
 AnyRecord = GameRecord | MatchRecord
+
+
+def new_record(
+    state: State,
+    *,
+    players: Sequence[str],
+    deal: Mapping[str, Any],
+    outcome: Outcome,
+    duration: float,
+) -> GameRecord:
+    """The record of ``state``'s game as far as it was played, ending in ``outcome``:
+    the one way a record is built. ``deal`` is the initial deal (``state.deal()`` taken
+    before the first action). Not validated again: every part comes from the engine."""
+    game = state.game
+    return GameRecord.model_construct(
+        format=RECORD_FORMAT,
+        game=game.name,
+        options=game.options_to_dict(state.options),
+        seats=state.num_seats,
+        seed=state.seed,
+        players=list(players),
+        deal=dict(deal),
+        actions=[(seat, str(action)) for seat, action in state.history],
+        outcome=outcome.to_dict(),
+        duration=round(duration, 6),
+    )
+
+
+def host_error_record(*, game: str, seed: int, players: Sequence[str], message: str) -> str:
+    """What is stored in place of a record for a game the host could not play: the
+    error (at most 2,000 characters), the game, the deal's seed and the players."""
+    return json.dumps(
+        {"error": message[:2000], "game": game, "seed": seed, "players": list(players)}
+    )
 
 
 def dump_record(record: AnyRecord) -> str:

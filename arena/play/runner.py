@@ -17,14 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.records import GameRecord
+from arena.play.records import GameRecord, new_record
 from bots.base import Bot, BotFault, GameInfo
 from engines.core import Action, State
-from engines.outcome import Outcome
-
-ILLEGAL_ACTION = "illegal_action"
-TIMEOUT = "timeout"
-CRASH = "crash"
+from engines.outcome import ForfeitReason, Outcome
 
 StepHook = Callable[[State, int, Action], None]
 
@@ -36,10 +32,12 @@ class HostError(ArenaError):
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Per-game budget and per-move limit in seconds (None: unlimited)."""
+    """Per-game budget and per-move limit in seconds (None: unlimited), and the
+    increment added to the game clock after each move (cutechess's ``tc=60+0.5``)."""
 
     per_game: float | None = None
     per_move: float | None = None
+    increment: float = 0.0
 
 
 def play_game(
@@ -47,11 +45,14 @@ def play_game(
     bots: Sequence[Bot],
     *,
     players: Sequence[str] | None = None,
-    time_control: TimeControl = TimeControl(),
+    time_control: TimeControl | Sequence[TimeControl] = TimeControl(),
     on_step: StepHook | None = None,
 ) -> GameRecord:
     """Play ``state`` to the end with ``bots[seat]`` in each seat; returns the record.
 
+    ``time_control`` is every seat's, or one per seat. A seat's game clock starts at
+    its ``per_game`` and gains its ``increment`` after each of its moves; a move that
+    takes longer than the clock holds or than ``per_move`` forfeits on time.
     ``on_step(state, seat, action)`` runs after every applied action. The state is
     played in place. Bot failures never raise: they end the game as a forfeit.
 
@@ -65,9 +66,14 @@ def play_game(
     names = list(players) if players is not None else [bot.name for bot in bots]
     options = game.options_to_dict(state.options)
     deal = dict(state.deal())
+    controls = (
+        [time_control] * len(bots) if isinstance(time_control, TimeControl) else list(time_control)
+    )
+    if len(controls) != len(bots):
+        raise ValueError(f"{len(bots)} bots need as many time controls, got {len(controls)}")
     started = time.perf_counter()
     try:
-        outcome = _play_to_the_end(state, bots, options, time_control, on_step)
+        outcome = _play_to_the_end(state, bots, options, controls, on_step)
     except BaseException:
         # A host failure or an interrupt (Ctrl-C, a cancelled tournament): no bot's
         # process may outlive the game.
@@ -78,17 +84,8 @@ def play_game(
     for bot in bots:
         with contextlib.suppress(Exception):
             bot.game_over(outcome)
-    return GameRecord.model_construct(
-        game=game.name,
-        options=options,
-        seats=state.num_seats,
-        seed=state.seed,
-        players=names,
-        deal=deal,
-        actions=[(s, str(a)) for s, a in state.history],
-        outcome=outcome.to_dict(),
-        duration=round(time.perf_counter() - started, 6),
-        format="arena-record/1",
+    return new_record(
+        state, players=names, deal=deal, outcome=outcome, duration=time.perf_counter() - started
     )
 
 
@@ -96,7 +93,7 @@ def _play_to_the_end(
     state: State,
     bots: Sequence[Bot],
     options: dict[str, Any],
-    time_control: TimeControl,
+    controls: Sequence[TimeControl],
     on_step: StepHook | None,
 ) -> Outcome:
     """The game loop of :func:`play_game`: its outcome, a forfeit included."""
@@ -112,10 +109,9 @@ def _play_to_the_end(
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, CRASH, f"new_game raised {exc!r}")
+            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"new_game raised {exc!r}")
             break
-    clocks = [time_control.per_game] * state.num_seats
-    per_move = time_control.per_move
+    clocks = [control.per_game for control in controls]
     while outcome is None:
         seat = state.current_seat
         if seat < 0:
@@ -133,19 +129,35 @@ def _play_to_the_end(
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, CRASH, f"act raised {exc!r}")
+            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"act raised {exc!r}")
             break
         spent = time.perf_counter() - tick
+        per_move = controls[seat].per_move
         if left is not None:
-            clocks[seat] = left - spent
-        if (left is not None and spent > left) or (per_move is not None and spent > per_move):
-            outcome = _forfeit(state, seat, TIMEOUT, f"took {spent:.3f} s")
+            clocks[seat] = left - spent + controls[seat].increment
+        if left is not None and spent > left:
+            outcome = _forfeit(
+                state,
+                seat,
+                ForfeitReason.TIMEOUT,
+                f"took {spent:.3f} s, {left:.3f} s on its clock",
+            )
+            break
+        if per_move is not None and spent > per_move:
+            outcome = _forfeit(
+                state,
+                seat,
+                ForfeitReason.TIMEOUT,
+                f"took {spent:.3f} s of at most {per_move:g} s per move",
+            )
             break
         try:
             # The engine's own object, so the history never holds a look-alike.
             action = legal[legal.index(action)]
         except ValueError:
-            outcome = _forfeit(state, seat, ILLEGAL_ACTION, f"chose {str(action)!r}, not legal")
+            outcome = _forfeit(
+                state, seat, ForfeitReason.ILLEGAL_ACTION, f"chose {str(action)!r}, not legal"
+            )
             break
         state.apply_unchecked(action)
         if on_step is not None:
@@ -154,7 +166,7 @@ def _play_to_the_end(
     return outcome
 
 
-def _forfeit(state: State, seat: int, reason: str, message: str) -> Outcome:
+def _forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:
     outcome = state.game.forfeit_outcome(state, seat, reason)
     details = dict(outcome.details)
     details["message"] = message[:500]

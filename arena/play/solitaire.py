@@ -18,9 +18,8 @@ from arena.play.runner import play_game
 from arena.ratings.solitaire import wilson_interval
 from bots.base import Bot
 from engines.core import Game
+from engines.outcome import Termination
 from engines.seeding import derive_seed
-
-WON = "won"
 
 
 class DealFileError(ArenaError):
@@ -114,7 +113,7 @@ def evaluate_bots(
             state = game.new_initial_state(seed=deal_seed(seed, index), seats=1, options=parsed)
             record = play_game(state, [bot], players=[name])
             outcome = record.outcome_value
-            won = outcome.termination == WON
+            won = outcome.termination == Termination.WON
             wins += won
             total += outcome.returns[0]
             if on_game is not None:

@@ -21,9 +21,14 @@ a long game of the arena's card games.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
+
+from arena.errors import ArenaError
+from arena.play.runner import TimeControl
 
 
 class TimeClass(StrEnum):
@@ -38,6 +43,9 @@ MOVE_BOUNDS = ((0.1, TimeClass.BULLET), (1.0, TimeClass.BLITZ), (10.0, TimeClass
 """The seconds per move below which each class starts (tightest first)."""
 MOVES_PER_GAME = 30
 """A game limit counts as this many moves' worth of the move limit."""
+CLOCK_INCREMENTS = 1000
+"""Moves a game clock's increments are counted for where a bound on a whole game is
+needed (the sandbox's CPU-time limit, the caps of a configuration from the web)."""
 ORDER = tuple(TimeClass)
 
 
@@ -54,16 +62,108 @@ def time_class(per_move: float | None, per_game: float | None) -> TimeClass:
     return min(candidates, key=ORDER.index)
 
 
+def control_time_class(control: TimeControl) -> TimeClass:
+    """The class of a time control; a game clock counts with MOVES_PER_GAME increments."""
+    per_game = control.per_game
+    if per_game is not None:
+        per_game += MOVES_PER_GAME * control.increment
+    return time_class(control.per_move, per_game)
+
+
 def config_time_class(config: Mapping[str, Any]) -> TimeClass:
-    """The class of a stored tournament configuration."""
-    return time_class(config.get("time_per_move"), config.get("time_per_game"))
+    """The class of a stored tournament configuration: its tightest time control
+    (the one for every bot, and each bot's own)."""
+    controls = config_time_controls(config)
+    return min((control_time_class(c) for c in controls.values()), key=ORDER.index)
+
+
+class TimeControlError(ArenaError):
+    """A time control that is not ``tc=SECONDS[+INCREMENT]`` and/or ``st=SECONDS``."""
+
+
+_WORD = re.compile(r"(tc|st)=([^+\s,]+)(?:\+([^\s,]+))?")
+
+
+def parse_time_control(text: str) -> TimeControl:
+    """A time control in cutechess's words: ``tc=60+0.5`` (a game clock of 60 s that
+    gains 0.5 s after each move), ``st=1`` (at most 1 s per move), or both
+    (``tc=60+0.5 st=1``, also with a comma).
+
+    Raises:
+        TimeControlError: anything else, or a time that is not a positive number (an
+            increment may be 0).
+    """
+    words = [word for word in re.split(r"[\s,]+", text.strip()) if word]
+    found: dict[str, tuple[float, float]] = {}
+    for word in words:
+        match = _WORD.fullmatch(word)
+        if match is None or (match[1] == "st" and match[3] is not None) or match[1] in found:
+            raise TimeControlError(
+                f"bad time control {text!r}: write tc=SECONDS[+INCREMENT] (a game clock), "
+                "st=SECONDS (per move) or both, e.g. 'tc=60+0.5 st=2'"
+            )
+        found[match[1]] = (_seconds(text, match[2], 0.0), _seconds(text, match[3] or "0", None))
+    if not found:
+        raise TimeControlError(f"empty time control {text!r}: write e.g. 'tc=60+0.5' or 'st=1'")
+    clock = found.get("tc")
+    move = found.get("st")
+    return TimeControl(
+        per_game=None if clock is None else clock[0],
+        per_move=None if move is None else move[0],
+        increment=0.0 if clock is None else clock[1],
+    )
+
+
+def _seconds(text: str, value: str, above: float | None) -> float:
+    """``value`` as finite seconds, greater than ``above`` (None: at least 0)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or (seconds <= above if above is not None else seconds < 0):
+        raise TimeControlError(
+            f"bad time {value!r} in time control {text!r}: "
+            + ("positive seconds" if above is not None else "seconds, 0 or more")
+        )
+    return seconds
+
+
+def config_time_controls(config: Mapping[str, Any]) -> dict[str | None, TimeControl]:
+    """The time controls of a stored configuration: under None the one for every bot
+    (``each``, or ``time_per_game`` and ``time_per_move``), under each bot reference
+    in ``time_controls`` its own."""
+    each = config.get("each")
+    controls: dict[str | None, TimeControl] = {
+        None: parse_time_control(each)
+        if isinstance(each, str)
+        else TimeControl(per_game=config.get("time_per_game"), per_move=config.get("time_per_move"))
+    }
+    for reference, text in (config.get("time_controls") or {}).items():
+        controls[str(reference)] = parse_time_control(str(text))
+    return controls
+
+
+def describe_control(control: TimeControl) -> str:
+    """``"60+0.5 s per game, 1 s per move"``, ``"no limit"`` …"""
+    parts = []
+    if control.per_game is not None:
+        increment = f"+{control.increment:g}" if control.increment else ""
+        parts.append(f"{control.per_game:g}{increment} s per game")
+    if control.per_move is not None:
+        parts.append(f"{control.per_move:g} s per move")
+    return ", ".join(parts) or "no limit"
+
+
+def describe_config(config: Mapping[str, Any]) -> str:
+    """A configuration's time controls and class, for reports: ``"0.05 s per move
+    (bullet)"``, ``"10 s per game; mine@2: 5+0.1 s per game (blitz)"``."""
+    controls = config_time_controls(config)
+    text = describe_control(controls.pop(None))
+    for reference, control in controls.items():
+        text += f"; {reference}: {describe_control(control)}"
+    return f"{text} ({config_time_class(config)})"
 
 
 def describe(per_move: float | None, per_game: float | None) -> str:
     """``"0.05 s per move (bullet)"``, ``"no limit (unlimited)"`` …"""
-    parts = []
-    if per_move is not None:
-        parts.append(f"{per_move:g} s per move")
-    if per_game is not None:
-        parts.append(f"{per_game:g} s per game")
-    return f"{', '.join(parts) or 'no limit'} ({time_class(per_move, per_game)})"
+    return describe_config({"time_per_move": per_move, "time_per_game": per_game})

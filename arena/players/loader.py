@@ -124,8 +124,10 @@ def subprocess_bot(
     """The sandboxed process bot for a ``python`` or ``command`` spec.
 
     A Python bot's stored code (never the user's file) is written into the sandbox
-    and run by the SDK; a command is split like a shell would (no shell runs it), and
-    the files it was stored with (an uploaded archive) are written into the sandbox.
+    and run by the SDK, which gives its parameters to the bot's constructor; every
+    bot also finds them in the ``new_game`` message (docs/protocol.md); a command is
+    split like a shell would (no shell runs it), and the files it was stored with (an
+    uploaded archive) are written into the sandbox.
 
     Raises:
         BotLoadError: a command that cannot be split into words, or another kind.
@@ -134,11 +136,15 @@ def subprocess_bot(
     if source.kind == PYTHON:
         seed = int(source.params.get("seed", 0))
         argv = [sys.executable, "-S", str(SDK_RUNTIME), "--seed", str(seed)]
+        others = {key: value for key, value in source.params.items() if key != "seed"}
+        if others:
+            argv += ["--params", json.dumps(others, sort_keys=True)]
         return SubprocessBot(
             [*argv, f"{{code}}/bot.py:{source.entry}"],
             name=spec.label,
             files={"bot.py": source.code or ""},
             env={"PYTHONPATH": PYTHON_BOT_PATH, "PYTHONDONTWRITEBYTECODE": "1"},
+            params=source.params,
             time_control=time_control,
             limits=limits,
         )
@@ -151,6 +157,7 @@ def subprocess_bot(
             argv,
             name=spec.label,
             files=command_files(source.code),
+            params=source.params,
             time_control=time_control,
             limits=limits,
         )

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.play.runner import HostError, TimeControl
+from arena.play.time_control import CLOCK_INCREMENTS
 from arena.players.sandbox import (
     DEFAULT_LIMITS,
     SandboxedProcess,
@@ -220,7 +221,8 @@ class SubprocessBot(Bot):
     """A bot program run in the sandbox, one process per game.
 
     ``argv`` may use ``{code}`` for the directory holding ``files`` (see
-    :class:`~arena.players.sandbox.SandboxedProcess`). ``time_control`` is the tournament's;
+    :class:`~arena.players.sandbox.SandboxedProcess`); ``params``, the bot's registered
+    parameters, go to it in the ``new_game`` message. ``time_control`` is the tournament's;
     where it sets nothing, ``limits`` supply the per-move deadline and game budget.
     """
 
@@ -231,6 +233,7 @@ class SubprocessBot(Bot):
         name: str = "bot",
         files: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
+        params: Mapping[str, Any] | None = None,
         time_control: TimeControl = UNTIMED,
         limits: SandboxLimits = DEFAULT_LIMITS,
     ) -> None:
@@ -239,9 +242,13 @@ class SubprocessBot(Bot):
         self.name = name
         self.files = dict(files or {})
         self.env = dict(env or {})
+        self.params = dict(params or {})
         self.limits = limits
         self.move_seconds = min(time_control.per_move or limits.move_seconds, FOREVER_SECONDS)
-        self.game_seconds = min(time_control.per_game or limits.game_seconds, FOREVER_SECONDS)
+        game = time_control.per_game or limits.game_seconds
+        # With an increment the clock grows; the CPU-time limit must let it.
+        game += CLOCK_INCREMENTS * time_control.increment
+        self.game_seconds = min(game, FOREVER_SECONDS)
         self.handshake: Handshake | None = None
         self.last_stderr = b""
         """The end of the last game's stderr, at most ``limits.stderr_bytes``."""
@@ -294,6 +301,7 @@ class SubprocessBot(Bot):
                         "seat": info.seat,
                         "seats": info.num_seats,
                         "seed": info.seed,
+                        "params": self.params,
                     },
                     deadline,
                 ),

@@ -8,6 +8,7 @@ Markdown, HTML, JSON or CSV and ``arena/report/plot.py`` draws. Every count come
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections import Counter
@@ -21,7 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
-from arena.play.time_control import TimeClass, config_time_class, describe
+from arena.play.time_control import TimeClass, config_time_class, describe_config
 from arena.ratings import (
     EloEstimate,
     EloRatings,
@@ -46,7 +47,6 @@ from arena.ratings.pairs import paired_statistics
 from arena.store.games import get_tournament, participants
 from arena.store.models import BotVersion, Tournament
 from arena.store.tally import (
-    WON,
     BotNames,
     Standing,
     StoredGame,
@@ -58,7 +58,9 @@ from arena.store.tally import (
     without_cycle_collection,
 )
 from arena.tournament.adaptive import PairedSprt, sprt_settings
-from arena.tournament.config import TournamentConfig, validate_config
+from arena.tournament.config import validate_config
+from arena.tournament.formats import tournament_format
+from engines.outcome import Termination
 from engines.registry import get_game
 
 SEPARATED_LOS = 0.95
@@ -172,7 +174,8 @@ class TournamentInfo:
 
     @property
     def time_control(self) -> str:
-        return describe(self.time_per_move, self.time_per_game)
+        """Every bot's time control, each bot's own and the class."""
+        return describe_config(self.config)
 
 
 @dataclass(frozen=True)
@@ -395,7 +398,7 @@ def _solitaire_ratings(
             names.label(g.seats[0]),
             f"{g.tournament_id}:{g.seed}",
             g.returns[0],
-            g.termination == WON,
+            g.termination == Termination.WON,
         )
         for g in games
     ]
@@ -496,7 +499,7 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
             for m in members
         ],
         games_per_table=config.games,
-        schedule=_schedule(config),
+        schedule=tournament_format(config.format).describe_schedule(config),
         seed=tournament.seed,
         time_per_move=config.time_per_move,
         time_per_game=config.time_per_game,
@@ -510,19 +513,6 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         config=dict(tournament.config),
     )
     return info, [m.bot_id for m in members]
-
-
-def _schedule(config: TournamentConfig) -> str:
-    if config.format in ("elo", "sprt"):
-        batch, most = (
-            (config.elo.batch, config.elo.max_games)
-            if config.format == "elo"
-            else (config.sprt.batch, config.sprt.max_games)
-        )
-        return f"batches of {batch}, at most {most:,} games"
-    if config.format == "solitaire":
-        return f"{config.games} deals"
-    return f"{config.games} games per table"
 
 
 def tournament_report(
@@ -551,10 +541,10 @@ def _tournament_report(
     ratings: bool,
 ) -> Report:
     info, order = _tournament_info(engine, tournament_id)
-    games = load_games(engine, tournament_ids=[tournament_id])
-    names = bot_names(
-        engine, set(itertools.chain.from_iterable(g.seats for g in games)) | set(order)
-    )
+    with Session(engine) as session:
+        games = load_games(session, tournament_ids=[tournament_id])
+        seated = set(itertools.chain.from_iterable(g.seats for g in games))
+        names = bot_names(session, seated | set(order))
     report = build_report(
         games,
         names,
@@ -572,7 +562,7 @@ def _tournament_report(
         member = roles.get(line.label)
         if member is not None:
             line.role, line.suspended = member.role, member.suspended
-    if ratings and info.type == "sprt" and len(order) == 2:
+    if ratings and tournament_format(info.type).paired_test and len(order) == 2:
         report.sprt = _sprt_report(info, order, names, games)
     return report
 
@@ -643,11 +633,11 @@ def _game_leaderboard(
     wanted_class = _parse_time_class(time_class)
     with Session(engine) as session:
         tournaments = session.exec(select(Tournament).where(Tournament.game == name)).all()
-    classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
-    games = load_games(engine, tournament_ids=list(classes))
-    if not games:
-        raise ReportError(f"no stored games of {name} yet")
-    names = bot_names(engine, set(itertools.chain.from_iterable(g.seats for g in games)))
+        classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
+        games = load_games(session, tournament_ids=list(classes))
+        if not games:
+            raise ReportError(f"no stored games of {name} yet")
+        names = bot_names(session, set(itertools.chain.from_iterable(g.seats for g in games)))
     rated: Counter[tuple[int, TimeClass]] = Counter(
         (len(g.seats), classes[g.tournament_id])
         for g in games
@@ -709,6 +699,13 @@ def _parse_time_class(text: str | None) -> TimeClass | None:
         raise ReportError(
             f"unknown time class {text!r} (classes: {', '.join(TimeClass)})"
         ) from None
+
+
+def record_final_ratings(engine: Engine, tournament_id: int) -> None:
+    """Record the ratings of a tournament that completed (a runner's ``on_completed``);
+    a tournament that cannot be rated still completes."""
+    with contextlib.suppress(ArenaError):
+        snapshot_ratings(engine, tournament_id)
 
 
 def snapshot_ratings(engine: Engine, tournament_id: int) -> int:

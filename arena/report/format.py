@@ -28,6 +28,7 @@ from rich.table import Table
 from arena.ratings import Pentanomial
 from arena.report.build import BotLine, Report
 from arena.store.tally import FORFEIT_REASONS, OTHER_REASON, Standing
+from engines.outcome import ForfeitReason
 
 FORMATS = ("text", "md", "html", "json", "csv")
 
@@ -37,11 +38,11 @@ ESSENTIAL, USEFUL, DETAIL = 3, 2, 1
 NOISE_MARK = "≈"
 SCORE_MEANING = {"blumengarten": "cards on the foundations, 0 to 52 (52 is a won deal)"}
 FORFEIT_ABBREVIATIONS = {
-    "crash": "crash",
-    "timeout": "time",
-    "illegal_action": "illegal",
-    "malformed_output": "malformed",
-    "protocol_violation": "protocol",
+    ForfeitReason.CRASH: "crash",
+    ForfeitReason.TIMEOUT: "time",
+    ForfeitReason.ILLEGAL_ACTION: "illegal",
+    ForfeitReason.MALFORMED_OUTPUT: "malformed",
+    ForfeitReason.PROTOCOL_VIOLATION: "protocol",
     OTHER_REASON: "other",
 }
 
@@ -685,6 +686,9 @@ def _tournament_data(report: Report) -> dict[str, Any] | None:
         "time_control": {
             "per_move": info.time_per_move,
             "per_game": info.time_per_game,
+            "each": info.config.get("each"),
+            "per_bot": info.config.get("time_controls") or {},
+            "text": info.time_control,
             "class": str(info.time_class),
         },
         "status": info.status,

@@ -13,6 +13,7 @@ built-in, so ``-b greedy`` always plays the built-in (:func:`reserved_kind`).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -65,7 +66,8 @@ def reserved_kind(name: str) -> str | None:
     lowered = name.lower()
     for kind in all_bot_kinds():
         if lowered == kind.name or any(
-            lowered.startswith(f"{kind.name}-{param}") for param in kind.param_names()
+            lowered.startswith(f"{kind.name}-{param}")
+            for param in [*kind.param_names(), *(old for old, _ in kind.renamed)]
         ):
             return kind.name
     return None
@@ -103,40 +105,81 @@ def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None
     return BotSource(BUILTIN, bot_kind.name, bot_kind.validate_params(params))
 
 
-def python_params(params: Mapping[str, Any] | None) -> dict[str, int]:
-    """A Python bot's parameters: only ``seed``, an integer (or its digits, as the
-    command line's ``--param seed=3`` gives it) of at most 63 bits.
+PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+MAX_PARAMS = 32
+MAX_PARAM_TEXT = 200
+
+
+def param_value(value: Any) -> Any:
+    """A parameter as the command line gives it (text) made a value: ``3`` and ``-3``
+    integers, ``0.5`` a number, ``true``/``false`` booleans; other text stays text."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.lstrip("-").isdigit() and len(text) < 30:
+        return int(text)
+    try:
+        number = float(text)
+    except ValueError:
+        return value
+    return number if math.isfinite(number) else value
+
+
+def python_params(
+    params: Mapping[str, Any] | None, what: str = "a Python bot", *, from_text: bool = False
+) -> dict[str, Any]:
+    """A submitted bot's parameters, checked: at most MAX_PARAMS, each named like a
+    Python identifier, with a number, a boolean or a text (at most MAX_PARAM_TEXT
+    characters) as its value; ``seed`` an integer of at most 63 bits (its digits too).
+    ``from_text``: the values are the command line's texts, read by
+    :func:`param_value`. A Python bot's constructor gets them as keyword arguments, a
+    command bot in its ``new_game`` message (docs/protocol.md).
 
     Raises:
-        BotRegistryError: another parameter, or a seed that is no such integer.
+        BotRegistryError: a bad name or value, quoted.
     """
     raw = dict(params or {})
-    unknown = sorted(set(raw) - {"seed"})
-    if unknown:
-        raise BotRegistryError(
-            f"a Python bot takes one parameter, 'seed' (got {', '.join(map(repr, unknown))})"[:200]
-        )
-    if "seed" not in raw:
-        return {}
-    seed = raw["seed"]
-    if isinstance(seed, str) and seed.strip().lstrip("-").isdigit() and len(seed) < 30:
-        seed = int(seed)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not -MAX_SEED <= seed <= MAX_SEED:
-        raise BotRegistryError(
-            f"parameter 'seed' of a Python bot: an integer of at most 63 bits (got {seed!r:.40})"
-        )
-    return {"seed": seed}
+    if len(raw) > MAX_PARAMS:
+        raise BotRegistryError(f"{what} takes at most {MAX_PARAMS} parameters, got {len(raw)}")
+    checked: dict[str, Any] = {}
+    for key, given in raw.items():
+        if not isinstance(key, str) or not PARAM_NAME.fullmatch(key):
+            raise BotRegistryError(
+                f"bad parameter name {key!r:.80} of {what}: letters, digits and '_', "
+                "not starting with a digit (at most 64)"
+            )
+        value = param_value(given) if from_text or key == "seed" else given
+        if key == "seed":
+            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_SEED:
+                raise BotRegistryError(
+                    f"parameter 'seed' of {what}: an integer of at most 63 bits (got {given!r:.40})"
+                )
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise BotRegistryError(f"parameter {key!r} of {what}: a finite number (got {value!r})")
+        elif isinstance(value, str) and len(value) > MAX_PARAM_TEXT:
+            raise BotRegistryError(
+                f"parameter {key!r} of {what}: at most {MAX_PARAM_TEXT} characters of text"
+            )
+        elif not isinstance(value, bool | int | float | str):
+            raise BotRegistryError(
+                f"parameter {key!r} of {what}: a number, a boolean or a text (got {given!r:.40})"
+            )
+        checked[key] = value
+    return checked
 
 
 def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSource:
-    """A Python bot from ``FILE[:Class]``: reads the file and finds the class.
+    """A Python bot from ``FILE[:Class]``: reads the file and finds the class;
+    ``params`` are the command line's texts (``depth=3`` gives 3).
 
     Raises:
         BotRegistryError: the file is missing, unreadable, too large or not UTF-8, or a
             bad parameter (:func:`python_params`).
         BotLoadError: a syntax error or no unique bot class.
     """
-    checked = python_params(params)
+    checked = python_params(params, from_text=True)
     path_text, _, class_name = spec.partition(":")
     if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
         path_text, class_name = spec, ""
@@ -156,7 +199,11 @@ def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSour
 
 
 def command_source(
-    command: str, *, also: Sequence[str] = (), base: Path | None = None
+    command: str,
+    *,
+    also: Sequence[str] = (),
+    base: Path | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> BotSource:
     """A bot run as ``command`` speaking the JSON-lines protocol, stored with its files.
 
@@ -167,12 +214,15 @@ def command_source(
     with the files in it), and the stored command names the copy: tournaments run the
     stored code, on any machine, never the user's files. Words naming what the sandbox
     shows (the system's programs, the arena's Python, the bot SDK) stay as they are.
+    ``params`` (the command line's texts, :func:`python_params`) reach the bot in its
+    ``new_game`` message.
 
     Raises:
         BotRegistryError: an empty command or one that cannot be split into words, a
             path in ``also`` that does not exist, a file that cannot be read or is not
             UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
     """
+    checked = python_params(params, "a command bot", from_text=True)
     text = command.strip()
     if not text:
         raise BotRegistryError("the bot command is empty")
@@ -196,8 +246,8 @@ def command_source(
             raise BotRegistryError(f"no file or folder {extra!r} to store with the bot")
         _store(path, files)
     if not files:
-        return BotSource(COMMAND, text)
-    return BotSource(COMMAND, " ".join(map(_quote_word, words)), {}, bundle_files(files))
+        return BotSource(COMMAND, text, checked)
+    return BotSource(COMMAND, " ".join(map(_quote_word, words)), checked, bundle_files(files))
 
 
 def _path_in_word(word: str) -> tuple[str, str, str]:
@@ -406,7 +456,8 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
             f"built-in kind for {get_game(game).name}: {exc}"
         ) from None
     try:
-        _, raw = parse_bot_spec(f"{kind.name}:{param_text}")
+        _, given = parse_bot_spec(f"{kind.name}:{param_text}")
+        raw = kind.canonical_params(given)
         params = kind.validate_params(raw)
     except UnknownBotError as exc:
         raise BotRegistryError(f"bot {reference!r}: {exc}") from None

@@ -11,7 +11,6 @@ writers queue instead of failing when a read turns into a write.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,25 +24,15 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 from sqlmodel import Session
 
 from arena.errors import StorageError
+from arena.store.location import DEFAULT_URL as DEFAULT_URL
+from arena.store.location import ENV_VAR as ENV_VAR
+from arena.store.location import resolve_url as resolve_url
 from arena.store.migrations import migrate
 
-DEFAULT_URL = "sqlite:///arena.db"
-ENV_VAR = "ARENA_DB"
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 WRITE_OPTION = "arena_write"
 
 T = TypeVar("T")
-
-
-def resolve_url(url: str | None) -> str:
-    """The database URL from ``url``, else ``$ARENA_DB``, else ``arena.db`` here.
-
-    A value without ``://`` is taken as the path of an SQLite file.
-    """
-    chosen = url or os.environ.get(ENV_VAR) or DEFAULT_URL
-    if "://" not in chosen:
-        chosen = f"sqlite:///{Path(chosen).expanduser()}"
-    return chosen
 
 
 def describe_url(url: str) -> str:

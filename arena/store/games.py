@@ -1,39 +1,41 @@
-"""Writing and reading tournament data. Only the driver calls the writers.
+"""Writing and reading tournament data. Only the driver (and the web's queue and
+cancel) call the writers.
 
-Each write is one transaction. Game inserts ignore a row whose (tournament, index)
-is already stored, so a chunk that Ray retried, or a resumed run that overlaps an
-earlier one, can never store a game twice.
+Every function takes a session and works inside its transaction: the caller owns the
+transaction (``with session_scope(engine) as session: ...``), so writes that belong
+together commit together. Game inserts ignore a row whose (tournament, index) is
+already stored, so a chunk that Ray retried, or a resumed run that overlaps an earlier
+one, can never store a game twice.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, func, select
 
 from arena.errors import NotFoundError
-from arena.store.db import session_scope
+from arena.play.results import FinishedGame, GameStatus, PlannedGame, PlayedGame
 from arena.store.models import (
     GameResult,
     GameSeat,
     Participant,
     ScheduledGame,
     Tournament,
+    TournamentStatus,
     utcnow,
 )
-from arena.tournament.execution import PlayedGame
-from arena.tournament.scheduling import FinishedGame, PlannedGame
 
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
 SCHEDULE_TABLE = ScheduledGame.__table__  # type: ignore[attr-defined]
-CANCELLED = "cancelled"
+TOURNAMENT_TABLE = Tournament.__table__  # type: ignore[attr-defined]
 PAGE_ROWS = 10_000
 """Schedule rows written or read at a time: the driver's memory holds one page, not
 the tournament."""
@@ -58,12 +60,8 @@ def _insert_ignoring_duplicates(
                 pass
 
 
-def store_games(engine: Engine, tournament_id: int, games: Sequence[PlayedGame]) -> None:
-    """Store played games and their seats in one transaction (duplicates ignored).
-
-    Raises:
-        StorageError: the database failed; nothing of this batch is stored.
-    """
+def store_games(session: Session, tournament_id: int, games: Sequence[PlayedGame]) -> None:
+    """Store played games and their seats (duplicates ignored)."""
     now = utcnow()
     game_rows = [
         {
@@ -95,18 +93,17 @@ def store_games(engine: Engine, tournament_id: int, games: Sequence[PlayedGame])
             "forfeit": g.offender == seat,
         }
         for g in games
-        if g.status != "error"
+        if g.status != GameStatus.ERROR
         for seat, bot_id in enumerate(g.seats)
     ]
-    with session_scope(engine) as session:
-        connection = session.connection()
-        _insert_ignoring_duplicates(connection, GAME_TABLE, game_rows)
-        _insert_ignoring_duplicates(connection, SEAT_TABLE, seat_rows)
+    connection = session.connection()
+    _insert_ignoring_duplicates(connection, GAME_TABLE, game_rows)
+    _insert_ignoring_duplicates(connection, SEAT_TABLE, seat_rows)
 
 
 def schedule_games(session: Session, tournament_id: int, games: Iterable[PlannedGame]) -> None:
-    """Write planned games (inside the caller's transaction), a page at a time, and
-    raise the tournament's scheduled count."""
+    """Write planned games, a page at a time (a generated schedule of a million games
+    is never a list), and raise the tournament's scheduled count."""
     connection = session.connection()
     source = iter(games)
     while page := list(itertools.islice(source, PAGE_ROWS)):
@@ -130,9 +127,9 @@ def schedule_games(session: Session, tournament_id: int, games: Iterable[Planned
 
 
 def drop_unplayed(session: Session, tournament_id: int) -> int:
-    """Unschedule the scheduled games without a stored result (inside the caller's
-    transaction), lowering the tournament's scheduled count: a decided SPRT plays no
-    more. Returns how many were dropped."""
+    """Unschedule the scheduled games without a stored result, lowering the
+    tournament's scheduled count: a decided SPRT plays no more. Returns how many were
+    dropped."""
     s, g = SCHEDULE_TABLE, GAME_TABLE
     stored = sa.select(g.c.index).where(g.c.tournament_id == tournament_id)
     connection = session.connection()
@@ -157,9 +154,9 @@ def get_tournament(session: Session, tournament_id: int) -> Tournament:
 
 
 def set_status(
-    engine: Engine,
+    session: Session,
     tournament_id: int,
-    status: str,
+    status: TournamentStatus,
     *,
     message: str | None = None,
     started: datetime | None = None,
@@ -173,70 +170,73 @@ def set_status(
     if finished is not None:
         values["finished"] = finished
     update = sa.update(Tournament).where(col(Tournament.id) == tournament_id)
-    if status != CANCELLED:
-        update = update.where(col(Tournament.status) != CANCELLED)
-    with session_scope(engine) as session:
-        session.exec(update.values(**values))
+    if status != TournamentStatus.CANCELLED:
+        update = update.where(col(Tournament.status) != TournamentStatus.CANCELLED)
+    session.exec(update.values(**values))
 
 
-def read_status(engine: Engine, tournament_id: int) -> str:
-    with Session(engine) as session:
-        return get_tournament(session, tournament_id).status
+def read_status(session: Session, tournament_id: int) -> TournamentStatus:
+    """The tournament's status as stored now (not as a loaded row may remember it).
+
+    Raises:
+        NotFoundError: no such tournament.
+    """
+    t = TOURNAMENT_TABLE
+    query = sa.select(t.c.status).where(t.c.id == tournament_id)
+    status = session.connection().execute(query).scalar()
+    if status is None:
+        raise NotFoundError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    return TournamentStatus(status)
 
 
 def unplayed_games(
-    engine: Engine, tournament_id: int, *, page: int = PAGE_ROWS
-) -> Iterator[PlannedGame]:
-    """Scheduled games with no stored result, in index order, read a page at a time
-    (each page a short read of its own, after the last index handed out), so games
-    stored meanwhile are never handed out again and memory holds one page."""
+    session: Session, tournament_id: int, *, after: int = -1, limit: int | None = None
+) -> list[PlannedGame]:
+    """Scheduled games with no stored result, in index order; with ``after`` and
+    ``limit``, a page of them (keyset pages: the driver reads a million-game schedule
+    a page at a time, each in a short transaction of its own)."""
     s, g = SCHEDULE_TABLE, GAME_TABLE
-    after = -1
-    while True:
-        query = (
-            sa.select(s.c.index, s.c.seed, s.c.seats, s.c.batch)
-            .select_from(
-                s.outerjoin(
-                    g, sa.and_(g.c.tournament_id == s.c.tournament_id, g.c.index == s.c.index)
-                )
-            )
-            .where(s.c.tournament_id == tournament_id, s.c.index > after, g.c.id.is_(None))
-            .order_by(s.c.index)
-            .limit(page)
+    query = (
+        sa.select(s.c.index, s.c.seed, s.c.seats, s.c.batch)
+        .select_from(
+            s.outerjoin(g, sa.and_(g.c.tournament_id == s.c.tournament_id, g.c.index == s.c.index))
         )
-        with engine.connect() as connection:
-            rows = connection.execute(query).all()
-        for index, seed, seats, batch in rows:
-            yield PlannedGame(index, seed, tuple(seats), batch)
-        if len(rows) < page:
-            return
-        after = rows[-1][0]
+        .where(s.c.tournament_id == tournament_id, s.c.index > after, g.c.id.is_(None))
+        .order_by(s.c.index)
+        .limit(limit)
+    )
+    return [
+        PlannedGame(index, seed, tuple(seats), batch)
+        for index, seed, seats, batch in session.connection().execute(query)
+    ]
 
 
-def finished_games(engine: Engine, tournament_id: int) -> list[FinishedGame]:
+def finished_games(session: Session, tournament_id: int) -> list[FinishedGame]:
     """Every stored game that ended normally or by forfeit (not engine errors)."""
     g = GAME_TABLE
     query = (
         sa.select(g.c.index, g.c.seed, g.c.seats, g.c.ranking, g.c.returns)
-        .where(g.c.tournament_id == tournament_id, g.c.status != "error")
+        .where(g.c.tournament_id == tournament_id, g.c.status != GameStatus.ERROR)
         .order_by(g.c.index)
     )
-    with engine.connect() as connection:
-        return [
-            FinishedGame(index, seed, tuple(seats), tuple(ranking), tuple(returns))
-            for index, seed, seats, ranking, returns in connection.execute(query)
-        ]
+    return [
+        FinishedGame(index, seed, tuple(seats), tuple(ranking), tuple(returns))
+        for index, seed, seats, ranking, returns in session.connection().execute(query)
+    ]
 
 
-def schedule_state(engine: Engine, tournament_id: int) -> tuple[int, int, int]:
+def schedule_state(session: Session, tournament_id: int) -> tuple[int, int, int]:
     """(scheduled games, next free index, next batch number)."""
     s = SCHEDULE_TABLE
-    with engine.connect() as connection:
-        count, last_index, last_batch = connection.execute(
+    count, last_index, last_batch = (
+        session.connection()
+        .execute(
             sa.select(sa.func.count(), sa.func.max(s.c.index), sa.func.max(s.c.batch)).where(
                 s.c.tournament_id == tournament_id
             )
-        ).one()
+        )
+        .one()
+    )
     return (
         int(count),
         0 if last_index is None else int(last_index) + 1,
@@ -244,13 +244,12 @@ def schedule_state(engine: Engine, tournament_id: int) -> tuple[int, int, int]:
     )
 
 
-def count_stored(engine: Engine, tournament_id: int) -> int:
-    with engine.connect() as connection:
-        return int(
-            connection.execute(
-                sa.select(sa.func.count()).where(GAME_TABLE.c.tournament_id == tournament_id)
-            ).scalar_one()
-        )
+def count_stored(session: Session, tournament_id: int) -> int:
+    return int(
+        session.connection()
+        .execute(sa.select(sa.func.count()).where(GAME_TABLE.c.tournament_id == tournament_id))
+        .scalar_one()
+    )
 
 
 def participants(session: Session, tournament_id: int) -> list[Participant]:
@@ -261,3 +260,16 @@ def participants(session: Session, tournament_id: int) -> list[Participant]:
             .order_by(col(Participant.position))
         ).all()
     )
+
+
+def scheduled_seeds(session: Session, tournament_id: int) -> list[int]:
+    """The distinct deal seeds of the scheduled games, in the order of their first game."""
+    s = SCHEDULE_TABLE
+    first = sa.func.min(s.c.index)
+    query = (
+        sa.select(s.c.seed)
+        .where(s.c.tournament_id == tournament_id)
+        .group_by(s.c.seed)
+        .order_by(first)
+    )
+    return [int(seed) for (seed,) in session.connection().execute(query)]

@@ -9,11 +9,13 @@ migrated schema equals the models in ``arena/store/models.py``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic.migration import MigrationContext
-from alembic.operations import Operations
 from sqlalchemy.engine import Connection
+
+if TYPE_CHECKING:
+    from alembic.operations import Operations
 
 VERSION_TABLE = "arena_schema_version"
 
@@ -214,6 +216,23 @@ def _v5_reserve_builtin_names(op: Operations) -> None:
         connection.execute(sa.update(bots).where(bots.c.id == row.id).values(name=renamed[key]))
 
 
+def _v6_claimed_status(op: Operations) -> None:
+    """``pending`` meant two things: created on the command line and not started, or
+    taken from the web's queue by a worker and not started. A worker's now says
+    ``claimed``; only tournaments queued over the web (those with an owner) were ever
+    claimed, and those the command line creates have none."""
+    tournaments = sa.table(
+        "tournament",
+        sa.column("status", sa.String),
+        sa.column("owner_id", sa.Integer),
+    )
+    op.get_bind().execute(
+        sa.update(tournaments)
+        .where(tournaments.c.status == "pending", tournaments.c.owner_id.is_not(None))
+        .values(status="claimed")
+    )
+
+
 def _v7_driver_lease(op: Operations) -> None:
     """One driver per tournament: the lease it takes, renews and releases
     (arena.tournament.lease)."""
@@ -233,6 +252,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v3_game_order_index,
     _v4_bot_names_per_game,
     _v5_reserve_builtin_names,
+    _v6_claimed_status,
     _v7_driver_lease,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
@@ -264,8 +284,13 @@ def migrate(connection: Connection, *, upto: int = LATEST) -> list[int]:
             f"the database has schema version {version}, newer than this arena ({LATEST}); "
             "upgrade arena"
         )
+    if version >= upto:
+        return []  # up to date: no need to load Alembic
     if version == 0:
         connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER)"))
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
     op = Operations(MigrationContext.configure(connection))
     applied = []
     for number in range(version + 1, upto + 1):

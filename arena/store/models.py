@@ -7,6 +7,7 @@ a test compares these models with the migrated schema, so the two cannot drift.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
@@ -42,6 +43,42 @@ class BotVersion(SQLModel, table=True):
         return f"{self.name}@{self.version}"
 
 
+class TournamentStatus(StrEnum):
+    """Where a tournament stands: the words the database stores, so they never change
+    (a changed word needs a migration, as ``claimed`` had: ``_v6_claimed_status``)."""
+
+    PENDING = "pending"
+    """Created on the command line, not started yet (``arena tournament resume`` plays it)."""
+    QUEUED = "queued"
+    """Queued over the web (or put back after an interruption): waiting for a worker."""
+    CLAIMED = "claimed"
+    """A worker took it from the queue and is starting it."""
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    """Stopped (Ctrl-C, a killed driver) before its end; ``resume`` plays the rest."""
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    """Cancelled by its owner; a cancel is never undone."""
+    FAILED = "failed"
+    """Its run failed (a bot that cannot load, a failing executor); the message says why."""
+
+    @property
+    def finished(self) -> bool:
+        """Completed or cancelled: nothing more is played."""
+        return self in (TournamentStatus.COMPLETED, TournamentStatus.CANCELLED)
+
+
+LIVE_STATUSES = frozenset(
+    {
+        TournamentStatus.PENDING,
+        TournamentStatus.QUEUED,
+        TournamentStatus.CLAIMED,
+        TournamentStatus.RUNNING,
+    }
+)
+"""Waiting to run or running: the tournament's page keeps reloading."""
+
+
 class Tournament(SQLModel, table=True):
     __tablename__ = "tournament"
 
@@ -52,9 +89,8 @@ class Tournament(SQLModel, table=True):
     format: str
     config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    # queued (waiting for a worker) | pending | running | interrupted | completed | cancelled
-    # | failed
-    status: str = "pending"
+    status: str = TournamentStatus.PENDING
+    """A :class:`TournamentStatus` (stored as its word)."""
     scheduled: int = 0
     message: str | None = None
     created: datetime = Field(default_factory=utcnow)
@@ -80,7 +116,8 @@ class Participant(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
     bot_id: int = Field(foreign_key="bot.id", index=True)
-    role: str = "player"  # player | candidate | field
+    role: str = "player"
+    """An :class:`arena.tournament.formats.Role`: player | candidate | opponent."""
     position: int = 0
     suspended: bool = False
     suspended_reason: str | None = None
@@ -116,7 +153,8 @@ class GameResult(SQLModel, table=True):
     index: int
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     seats: list[int] = Field(sa_column=Column(JSON, nullable=False))
-    status: str  # ok | forfeit | error
+    status: str
+    """A :class:`arena.play.results.GameStatus`: ok | forfeit | error."""
     returns: list[float] = Field(sa_column=Column(JSON, nullable=False))
     ranking: list[int] = Field(sa_column=Column(JSON, nullable=False))
     termination: str

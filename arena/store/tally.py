@@ -25,35 +25,23 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from arena.play.runner import CRASH, ILLEGAL_ACTION, TIMEOUT
+from arena.play.results import GameStatus
 from arena.players.loader import BUILTIN
 from arena.store.models import BotVersion, GameResult, Participant
-from arena.tournament.health import SUSPENDED
+from engines.outcome import ForfeitReason, Termination, ranking_points
 
-ERROR_STATUS = "error"
-"""The status of a stored game whose play raised on the host."""
-WON = "won"
-"""The termination of a won one-seat game (patience)."""
-
-FORFEIT_REASONS = (CRASH, TIMEOUT, ILLEGAL_ACTION, "malformed_output", "protocol_violation")
+FORFEIT_REASONS = (
+    ForfeitReason.CRASH,
+    ForfeitReason.TIMEOUT,
+    ForfeitReason.ILLEGAL_ACTION,
+    ForfeitReason.MALFORMED_OUTPUT,
+    ForfeitReason.PROTOCOL_VIOLATION,
+)
 """The reasons a bot forfeits by its own fault, each a column of the CSV report; any
 other reason is counted as ``other``."""
 OTHER_REASON = "other"
-
-
-def game_points(ranking: tuple[int, ...], seat: int) -> float:
-    """A seat's share of the opponents it beat (ties count half): 1 win, 0.5 draw, 0 loss
-    for two players; for k players the fraction of the other k-1 it finished ahead of;
-    for one seat 1 for first place."""
-    others = len(ranking) - 1
-    if others == 0:
-        return 1.0 if ranking[seat] == 1 else 0.0
-    mine = ranking[seat]
-    beaten = sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in ranking) - 0.5
-    return beaten / others
 
 
 class Standing(StrEnum):
@@ -64,23 +52,28 @@ class Standing(StrEnum):
     HOST_FAULT = "host_fault"
 
 
-class CountedGame(Protocol):
-    """What counting needs of a game: a stored row or a game just played."""
+class SeatFaults(Protocol):
+    """Who sat where in a game, and who forfeited why (what suspensions need)."""
 
     @property
     def seats(self) -> tuple[int, ...]: ...
-    @property
-    def ranking(self) -> tuple[int, ...]: ...
-    @property
-    def returns(self) -> tuple[float, ...]: ...
-    @property
-    def termination(self) -> str: ...
     @property
     def offender(self) -> int | None: ...
     @property
     def reason(self) -> str | None: ...
     @property
     def status(self) -> str: ...
+
+
+class CountedGame(SeatFaults, Protocol):
+    """What counting needs of a game: a stored row or a game just played."""
+
+    @property
+    def ranking(self) -> tuple[int, ...]: ...
+    @property
+    def returns(self) -> tuple[float, ...]: ...
+    @property
+    def termination(self) -> str: ...
 
 
 class IndexedGame(CountedGame, Protocol):
@@ -111,13 +104,13 @@ class StoredGame:
 
 def standing(game: CountedGame, builtin: Collection[int]) -> Standing:
     """How ``game`` counts; ``builtin`` holds the ids of the built-in bots."""
-    if game.status == ERROR_STATUS:
+    if game.status == GameStatus.ERROR:
         return Standing.HOST_FAULT
-    if game.reason == SUSPENDED:
+    if game.reason == ForfeitReason.SUSPENDED:
         return Standing.UNPLAYED
     if (
         game.offender is not None
-        and game.reason == TIMEOUT
+        and game.reason == ForfeitReason.TIMEOUT
         and game.seats[game.offender] in builtin
     ):
         return Standing.HOST_FAULT
@@ -161,14 +154,14 @@ class Tally:
             self.host_faults += times
             return
         self.games += times
-        self.points += times * game_points(game.ranking, seat)
+        self.points += times * ranking_points(game.ranking)[seat]
         self.place_sum += times * game.ranking[seat]
         self.score_sum += times * game.returns[seat]
         if game.offender == seat:
             reason = game.reason if game.reason in FORFEIT_REASONS else OTHER_REASON
             self.forfeits[reason] += times
         if len(game.seats) == 1:
-            won = game.termination == WON
+            won = game.termination == Termination.WON
             self.wins += times * won
             self.losses += times * (not won)
             return
@@ -241,7 +234,7 @@ GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 
 
 def load_games(
-    engine: Engine,
+    session: Session,
     *,
     tournament_ids: Sequence[int],
     bot_ids: Collection[int] | None = None,
@@ -249,34 +242,26 @@ def load_games(
     """The stored games of the tournaments in (tournament, index) order, of every
     status; with ``bot_ids``, only the games one of those bots sat in."""
     query = _games_query().where(GAME_TABLE.c.tournament_id.in_(list(tournament_ids)))
-    with engine.connect() as connection, without_cycle_collection():
-        rows = connection.execute(query).all()
+    with without_cycle_collection():
+        rows = session.connection().execute(query).all()
     if not rows:
         return []
     with without_cycle_collection():
         return _stored_games(rows, bot_ids)
 
 
-def game_pages(
-    engine: Engine, tournament_id: int, *, page: int = 10_000
-) -> Iterator[list[StoredGame]]:
-    """:func:`load_games` of one tournament, a page of games at a time (each page a
-    short read of its own): a resumed million-game tournament in the memory of a page."""
-    after = -1
-    while True:
-        query = (
-            _games_query()
-            .where(GAME_TABLE.c.tournament_id == tournament_id, GAME_TABLE.c.index > after)
-            .limit(page)
-        )
-        with engine.connect() as connection, without_cycle_collection():
-            rows = connection.execute(query).all()
-            games = _stored_games(rows, None) if rows else []
-        if games:
-            yield games
-        if len(rows) < page:
-            return
-        after = games[-1].index
+def games_page(session: Session, tournament_id: int, *, after: int, limit: int) -> list[StoredGame]:
+    """Up to ``limit`` stored games of the tournament with an index above ``after``,
+    in index order: :func:`load_games` a page at a time (keyset pages), so that a
+    resumed million-game tournament is read in the memory of a page."""
+    query = (
+        _games_query()
+        .where(GAME_TABLE.c.tournament_id == tournament_id, GAME_TABLE.c.index > after)
+        .limit(limit)
+    )
+    with without_cycle_collection():
+        rows = session.connection().execute(query).all()
+        return _stored_games(rows, None) if rows else []
 
 
 def _games_query() -> sa.Select[Any]:
@@ -343,31 +328,27 @@ class BotNames:
         return str(bot_id) if label is None else label
 
 
-def bot_names(engine: Engine, bot_ids: Collection[int]) -> BotNames:
+def bot_names(session: Session, bot_ids: Collection[int]) -> BotNames:
     """The labels and kinds of the bot versions ``bot_ids``."""
-    with Session(engine) as session:
-        bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
+    bots = session.exec(select(BotVersion).where(col(BotVersion.id).in_(set(bot_ids)))).all()
     return BotNames(
         {bot.id: bot.label for bot in bots if bot.id is not None},
         frozenset(bot.id for bot in bots if bot.id is not None and bot.kind == BUILTIN),
     )
 
 
-def bot_tallies(engine: Engine, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
+def bot_tallies(session: Session, bot_ids: Collection[int]) -> dict[tuple[int, int], Tally]:
     """The :class:`Tally` of each of ``bot_ids`` in each tournament it played in, by
     (bot id, tournament id)."""
-    with Session(engine) as session:
-        tournament_ids = sorted(
-            set(
-                session.exec(
-                    select(Participant.tournament_id).where(
-                        col(Participant.bot_id).in_(set(bot_ids))
-                    )
-                ).all()
-            )
+    tournament_ids = sorted(
+        set(
+            session.exec(
+                select(Participant.tournament_id).where(col(Participant.bot_id).in_(set(bot_ids)))
+            ).all()
         )
-    games = load_games(engine, tournament_ids=tournament_ids, bot_ids=bot_ids)
-    names = bot_names(engine, {bot for game in games for bot in game.seats})
+    )
+    games = load_games(session, tournament_ids=tournament_ids, bot_ids=bot_ids)
+    names = bot_names(session, {bot for game in games for bot in game.seats})
     tallies: dict[tuple[int, int], Tally] = {}
     wanted = set(bot_ids)
     for game in games:

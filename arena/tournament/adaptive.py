@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from arena.errors import ConfigError
+from arena.play.results import FinishedGame, PlannedGame
 from arena.ratings.adaptive import all_neighbours_separated, pairs_to_schedule
 from arena.ratings.data import GameResult
 from arena.ratings.elo import EloRatings, fit_elo
@@ -18,15 +19,11 @@ from arena.ratings.multiplayer import pairwise_games
 from arena.ratings.pairs import Pentanomial, game_score, pair_category
 from arena.ratings.sprt import SprtDecision, SprtResult, SprtSettings, sprt, sprt_sequence
 from arena.store.tally import IndexedGame, Standing, standing
-from arena.tournament.config import TournamentConfig
-from arena.tournament.scheduling import (
-    FinishedGame,
-    PlannedGame,
-    Scheduler,
-    rotations,
-    seating_orders,
-)
+from arena.tournament.scheduling import rotations, seating_orders
 from engines.seeding import derive_seed
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
 
 PRIOR_DRAWS = 1.0
 """Virtual draws per pair while fitting during an elo tournament, so a bot that won
@@ -279,19 +276,3 @@ def sprt_settings(config: TournamentConfig) -> SprtSettings:
         alpha=config.sprt.alpha,
         beta=config.sprt.beta,
     )
-
-
-def adaptive_scheduler(
-    config: TournamentConfig, bots: Sequence[int], test: PairedSprt | None = None
-) -> Scheduler:
-    """The scheduler of an ``elo`` or ``sprt`` tournament (``bots`` by position; a
-    ``sprt`` one needs the test the driver feeds).
-
-    Raises:
-        ConfigError: a ``sprt`` tournament without its test.
-    """
-    if config.format == "sprt":
-        if test is None:
-            raise ConfigError("a sprt tournament needs its test")
-        return SprtScheduler(config, bots, test)
-    return EloScheduler(config, bots)

@@ -24,13 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
+from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
+from arena.tournament.formats import tournament_format
 from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
 from engines.errors import GameError, OptionError
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
-FORMATS = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+FORMATS = tuple(TOURNAMENT_FORMATS)
 Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire"]
+"""The names of :data:`arena.tournament.formats.FORMATS` (a test keeps them equal)."""
 
 
 class _Strict(BaseModel):
@@ -87,12 +90,35 @@ class TournamentConfig(_Strict):
     seats: int | None = Field(default=None, description="seats per game (default: the game's)")
     seed: int = Field(default=1, ge=0, lt=2**63)
     options: dict[str, Any] = Field(default_factory=dict, description="game options")
+    deals: str | list[dict[str, Any]] | None = Field(
+        default=None,
+        description="a deal file (JSON lines, `arena deals make`): the deals to play; the "
+        "file is read when the tournament is created and its deals are stored with it",
+    )
+    deal_order: Literal["sequential", "random"] = Field(
+        default="sequential",
+        description="sequential: round r plays deal r (wrapping around); random: drawn "
+        "from the seed",
+    )
     time_per_move: float | None = Field(default=None, gt=0)
     time_per_game: float | None = Field(default=None, gt=0)
+    each: str | None = Field(
+        default=None,
+        description="every bot's time control, as cutechess's -each: 'tc=60+0.5' (a game "
+        "clock with increment), 'st=1' (per move) or both; instead of time_per_*",
+    )
+    time_controls: dict[str, str] = Field(
+        default_factory=dict,
+        description="a bot's own time control, by its reference in bots/candidates/"
+        "opponents (also written there after a space: 'mine@2 tc=5+0.1')",
+    )
     max_crash_rate: float = Field(
         default=0.25, ge=0.0, le=1.0, description="suspend a bot above this forfeit-by-crash rate"
     )
-    executor: Literal["ray", "local"] = "ray"
+    executor: Literal["auto", "ray", "local"] = Field(
+        default="auto",
+        description="auto: play here unless Ray's start pays for itself; ray or local force one",
+    )
     workers: int | None = Field(default=None, ge=1)
     ray_address: str | None = None
     elo: EloSettings = EloSettings()
@@ -113,6 +139,32 @@ class TournamentConfig(_Strict):
             data["format"] = kind
         return data
 
+    @model_validator(mode="before")
+    @classmethod
+    def _time_controls_of_bots(cls, data: Any) -> Any:
+        """A participant written with its time control, ``"mine@2 tc=5+0.1"``, is the
+        bot ``mine@2`` with that entry in ``time_controls``."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        controls = dict(data.get("time_controls") or {})
+        for key in ("bots", "candidates", "opponents"):
+            entries = data.get(key)
+            if not isinstance(entries, list):
+                continue
+            references = []
+            for entry in entries:
+                reference, _, control = str(entry).strip().partition(" ")
+                if control.strip():
+                    if controls.get(reference, control.strip()) != control.strip():
+                        raise ValueError(f"two time controls for the bot {reference!r}")
+                    controls[reference] = control.strip()
+                references.append(reference if isinstance(entry, str) else entry)
+            data[key] = references
+        if controls:
+            data["time_controls"] = controls
+        return data
+
     @model_validator(mode="after")
     def _consistent(self) -> TournamentConfig:
         try:
@@ -121,37 +173,54 @@ class TournamentConfig(_Strict):
             game.parse_options(self.options)
         except GameError as exc:
             raise ValueError(str(exc)) from None
-        if self.format == "gauntlet":
-            if not self.candidates or not self.opponents:
-                raise ValueError("a gauntlet needs 'candidates' and 'opponents'")
-            if len(self.opponents) < seats - 1:
-                raise ValueError(f"a {seats}-seat gauntlet needs at least {seats - 1} opponents")
-            if self.bots:
-                raise ValueError("a gauntlet takes 'candidates' and 'opponents', not 'bots'")
-        elif self.candidates or self.opponents:
-            raise ValueError(f"'candidates'/'opponents' belong to a gauntlet, not {self.format}")
-        if self.format == "solitaire":
-            if seats != 1:
-                raise ValueError(f"the solitaire format needs a one-player game, not {game.name}")
-            if not self.bots:
-                raise ValueError("a solitaire tournament needs at least one bot")
-        elif seats == 1:
-            raise ValueError(f'{game.name} is a one-player game: use format = "solitaire"')
-        if self.format == "sprt":
-            if len(self.bots) != 2:
-                raise ValueError(f"sprt compares exactly 2 bots, got {len(self.bots)}")
-            if seats != 2:
-                raise ValueError("sprt needs two seats (set seats = 2 if the game allows it)")
-        if self.format in ("round-robin", "elo") and len(self.bots) < max(2, seats):
-            raise ValueError(
-                f"a {self.format} of {seats}-seat games needs at least {max(2, seats)} bots, "
-                f"got {len(self.bots)}"
-            )
+        tournament_format(self.format).check(self, game.name, seats)
+        self._check_deals(game, seats)
         everyone = self.bots + self.candidates + self.opponents
+        self._check_time_controls(everyone)
         duplicates = sorted({b for b in everyone if everyone.count(b) > 1})
         if duplicates:
             raise ValueError(f"bots listed twice: {', '.join(duplicates)}")
         return self
+
+    def _check_time_controls(self, everyone: list[str]) -> None:
+        """Raises ValueError for a bad time control, ``each`` beside ``time_per_*``, or
+        a time control of a bot that does not take part."""
+        from arena.play.time_control import TimeControlError, config_time_controls
+
+        if self.each is not None and (self.time_per_move or self.time_per_game):
+            raise ValueError(
+                "'each' is the time control of every bot: give it or time_per_move / "
+                "time_per_game, not both"
+            )
+        strangers = sorted(set(self.time_controls) - set(everyone))
+        if strangers:
+            raise ValueError(
+                f"time control for {strangers[0]!r}, which does not take part "
+                f"(bots: {', '.join(everyone)})"
+            )
+        try:
+            config_time_controls(self.model_dump())
+        except TimeControlError as exc:
+            raise ValueError(str(exc)) from None
+
+    def _check_deals(self, game: Any, seats: int) -> None:
+        """Raises ValueError for a deal file not read yet or a deal the game refuses."""
+        from arena.play.deals import MAX_DEALS, check_deal
+
+        if isinstance(self.deals, str):
+            raise ValueError(
+                "'deals' names a file, which only a configuration file or the command line "
+                "may name; give the deals themselves (a list of deal objects)"
+            )
+        if self.deals is None:
+            return
+        if not 1 <= len(self.deals) <= MAX_DEALS:
+            raise ValueError(f"'deals' holds 1 to {MAX_DEALS} deals, got {len(self.deals)}")
+        for number, deal in enumerate(self.deals, start=1):
+            try:
+                check_deal(game, deal, seats=seats, options=self.options)
+            except GameError as exc:
+                raise ValueError(f"deal {number} of 'deals': {exc}") from None
 
     @property
     def seat_count(self) -> int:
@@ -233,7 +302,35 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
             raise ConfigError(f"{source}: field 'options': {exc}") from None
         except GameError:
             pass  # an unknown game: validation below names it
+    if isinstance(data.get("deals"), str | Path) and isinstance(game, str):
+        data["deals"] = _read_deals(data, Path(data["deals"]), path, source)
     return validate_config(data, source)
+
+
+def _read_deals(
+    data: Mapping[str, Any], deals: Path, config_file: Path | None, source: str
+) -> list[dict[str, Any]] | str:
+    """The deals of the file ``deals`` names (relative to the configuration file).
+
+    Raises:
+        ConfigError: the file cannot be read or holds a bad deal (file and line named).
+    """
+    from arena.play.deals import DealFileError, read_deal_file
+
+    try:
+        game = get_game(str(data["game"]))
+        seats = data.get("seats")
+        seats = game.check_seats(seats if isinstance(seats, int) else game.default_seats)
+        options = game.parse_options(data.get("options"))
+    except GameError:
+        return str(deals)  # validation names the game, seats or options
+    path = deals.expanduser()
+    if config_file is not None and not path.is_absolute():
+        path = config_file.parent / path
+    try:
+        return read_deal_file(path, game, seats=seats, options=options)
+    except DealFileError as exc:
+        raise ConfigError(f"{source}: field 'deals': {exc}") from None
 
 
 # -- caps on configurations from the web ------------------------------------------------
@@ -250,8 +347,8 @@ class ConfigCaps:
         scheduled_games: games the whole tournament may schedule (adaptive budgets too).
         batch: games per batch of the ``elo`` and ``sprt`` formats.
         workers: ``workers``.
-        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` or
-            ``time_limit`` (seconds per move or per game of its own search).
+        seconds_per_move: ``time_per_move`` and a built-in bot's ``seconds`` (per
+            move or per game of its own search; ``time_limit``, its old name, too).
         seconds_per_game: ``time_per_game``.
         option_number: any numeric game option (``move_cap`` …).
         bot_iterations: a built-in bot's ``iterations``.
@@ -287,22 +384,7 @@ def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
             raise ValueError(f"{item.name} must be a positive number, not {value!r}")
 
 
-BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})
-
-
-def planned_games(config: TournamentConfig) -> int:
-    """How many games the configuration can schedule at most."""
-    bots = len(config.bots)
-    seats = config.seat_count
-    if config.format == "round-robin":
-        return math.comb(bots, seats) * config.games
-    if config.format == "gauntlet":
-        return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
-    if config.format == "solitaire":
-        return bots * config.games
-    if config.format == "elo":
-        return config.elo.max_games
-    return config.sprt.max_games
+BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})  # time_limit: seconds' old name
 
 
 def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
@@ -322,12 +404,14 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
     at_most("workers", config.workers, caps.workers)
     at_most("time_per_move", config.time_per_move, caps.seconds_per_move)
     at_most("time_per_game", config.time_per_game, caps.seconds_per_game)
+    _check_time_caps(config, caps)
+    at_most("deals", len(config.deals or ()), caps.games_per_table)
     at_most("elo.batch", config.elo.batch, caps.batch)
     at_most("sprt.batch", config.sprt.batch, caps.batch)
     for name, value in config.options.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             at_most(f"options.{name}", value, caps.option_number)
-    planned = planned_games(config)
+    planned = tournament_format(config.format).planned_games(config)
     if planned > caps.scheduled_games:
         raise ConfigError(
             f"this configuration schedules up to {planned} games; at most "
@@ -343,12 +427,13 @@ def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -
     if ":" not in reference:
         return
     try:
-        kind, raw = parse_bot_spec(reference)
-        params = get_bot_kind(kind, game).validate_params(raw)
+        kind_name, given = parse_bot_spec(reference)
+        kind = get_bot_kind(kind_name, game)
+        params = kind.validate_params(given)
     except UnknownBotError as exc:
         raise ConfigError(f"field {field!r}: {exc}") from None
-    for name in raw:
-        value = params[name]
+    for name in given:
+        value = params[dict(kind.renamed).get(name, name)]
         if not isinstance(value, int | float) or isinstance(value, bool):
             continue
         where = f"field {field!r}: {reference!r:.80}: parameter {name!r}"
@@ -364,3 +449,22 @@ def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -
             cap = caps.bot_number
         if abs(value) > cap:
             raise ConfigError(f"{where}: at most {cap:g} over the web (got {value!r})")
+
+
+def _check_time_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
+    """Every time control (``each``, each bot's) against the caps on time."""
+    from arena.play.time_control import CLOCK_INCREMENTS, config_time_controls
+
+    for reference, control in config_time_controls(config.model_dump()).items():
+        where = "each" if reference is None else f"time_controls.{reference}"
+        per_game = control.per_game
+        if per_game is not None and control.increment:
+            per_game += CLOCK_INCREMENTS * control.increment  # a long game's clock
+        for value, cap, what in (
+            (control.per_move, caps.seconds_per_move, "st"),
+            (per_game, caps.seconds_per_game, f"tc (with {CLOCK_INCREMENTS} increments)"),
+        ):
+            if value is not None and value > cap:
+                raise ConfigError(
+                    f"field {where!r}: {what} at most {cap:g} s over the web (got {value:g})"
+                )

@@ -9,7 +9,6 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -21,12 +20,14 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
+from arena.play.deals import DealOrder, deal_index
+from arena.play.results import FinishedGame, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl
+from arena.play.time_control import config_time_controls
 from arena.ratings import RatingError
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
-    CANCELLED,
     count_stored,
     drop_unplayed,
     get_tournament,
@@ -34,22 +35,30 @@ from arena.store.games import (
     read_status,
     schedule_games,
     schedule_state,
+    scheduled_seeds,
     set_status,
     store_games,
     unplayed_games,
 )
-from arena.store.models import BotVersion, Participant, RatingSnapshot, Tournament, utcnow
-from arena.store.tally import Standing, bot_names, game_pages, load_games, standing
-from arena.tournament.adaptive import PairedSprt, adaptive_scheduler, sprt_settings
+from arena.store.models import (
+    BotVersion,
+    Participant,
+    RatingSnapshot,
+    Tournament,
+    TournamentStatus,
+    utcnow,
+)
+from arena.store.tally import Standing, StoredGame, bot_names, games_page, load_games, standing
+from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
-    PlayedGame,
     TournamentContext,
     forfeited_game,
     make_executor,
 )
-from arena.tournament.health import SUSPENDED, BotHealth
+from arena.tournament.formats import Role, tournament_format
+from arena.tournament.health import BotHealth
 from arena.tournament.lease import DriverLease, TournamentBusyError
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
@@ -57,22 +66,14 @@ from arena.tournament.progress import (
     ProgressDisplay,
     Standings,
 )
-from arena.tournament.scheduling import (
-    FinishedGame,
-    FixedScheduler,
-    PlannedGame,
-    Scheduler,
-    gauntlet_tables,
-    iter_schedule_tables,
-    iter_solitaire_games,
-    round_robin_tables,
-)
+from arena.tournament.scheduling import Scheduler
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 FLUSH_GAMES = 1_000
 FLUSH_SECONDS = 1.0
-
-RUNNING, INTERRUPTED, COMPLETED, FAILED = ("running", "interrupted", "completed", "failed")
+PAGE_GAMES = 10_000
+"""Games read at a time: the unplayed ones to feed, the stored ones a resume counts."""
 LEASE_LOST = "lease lost"
 
 
@@ -80,53 +81,57 @@ class TournamentStateError(ArenaError):
     """The tournament is in a state that does not allow the request."""
 
 
-def create_tournament(engine: Engine, config: TournamentConfig, source: str = "config") -> int:
+def create_tournament(
+    session: Session,
+    config: TournamentConfig,
+    source: str = "config",
+    *,
+    status: TournamentStatus = TournamentStatus.PENDING,
+    owner_id: int | None = None,
+) -> int:
     """Validate the bots, then write the tournament, its participants and (for fixed
-    formats) its whole schedule in one transaction, the schedule generated and written
-    a page at a time. Returns the tournament's id.
+    formats) its whole schedule, generated and written a page at a time, in the
+    caller's transaction. Returns the tournament's id. A tournament queued over the web
+    is written ``queued`` with its owner.
 
     Raises:
-        ConfigError: a bot that is unknown or plays another game; nothing is written.
+        ConfigError: a bot that is unknown or plays another game (the caller's
+            transaction then writes nothing).
     """
     game = get_game(config.game)
     options = game.options_to_dict(game.parse_options(config.options))
-    with session_scope(engine) as session:
-        roles = _resolve_participants(session, config, source)
-        tournament = Tournament(
-            name=config.label,
-            game=game.name,
-            options=options,
-            format=config.format,
-            config=config.model_dump(mode="json"),
-            seed=config.seed,
-            status="pending",
+    roles = _resolve_participants(session, config, source)
+    tournament = Tournament(
+        name=config.label,
+        game=game.name,
+        options=options,
+        format=config.format,
+        config=config.model_dump(mode="json"),
+        seed=config.seed,
+        status=status,
+        owner_id=owner_id,
+    )
+    session.add(tournament)
+    session.flush()
+    assert tournament.id is not None
+    for position, (bot, role) in enumerate(roles):
+        assert bot.id is not None
+        session.add(
+            Participant(tournament_id=tournament.id, bot_id=bot.id, role=role, position=position)
         )
-        session.add(tournament)
-        session.flush()
-        assert tournament.id is not None
-        for position, (bot, role) in enumerate(roles):
-            assert bot.id is not None
-            session.add(
-                Participant(
-                    tournament_id=tournament.id, bot_id=bot.id, role=role, position=position
-                )
-            )
-        fixed = _fixed_schedule(config, roles)
-        if fixed is not None:
-            schedule_games(session, tournament.id, fixed)
-        return tournament.id
+    first = tournament_format(config.format).first_schedule(
+        config, [(bot.id, role) for bot, role in roles if bot.id is not None]
+    )
+    schedule_games(session, tournament.id, first)
+    return tournament.id
 
 
 def _resolve_participants(
     session: Session, config: TournamentConfig, source: str
-) -> list[tuple[BotVersion, str]]:
-    groups = (
-        [("candidate", config.candidates), ("opponent", config.opponents)]
-        if config.format == "gauntlet"
-        else [("player", config.bots)]
-    )
-    field_names = {"candidate": "candidates", "opponent": "opponents", "player": "bots"}
-    resolved: list[tuple[BotVersion, str]] = []
+) -> list[tuple[BotVersion, Role]]:
+    groups = tournament_format(config.format).groups(config)
+    field_names = {Role.CANDIDATE: "candidates", Role.OPPONENT: "opponents", Role.PLAYER: "bots"}
+    resolved: list[tuple[BotVersion, Role]] = []
     seen: dict[int, str] = {}
     for role, references in groups:
         for reference in references:
@@ -145,47 +150,17 @@ def _resolve_participants(
     return resolved
 
 
-def _fixed_schedule(
-    config: TournamentConfig, roles: list[tuple[BotVersion, str]]
-) -> Iterator[PlannedGame] | None:
-    ids = [bot.id for bot, _ in roles if bot.id is not None]
-    seats = config.seat_count
-    if config.format == "round-robin":
-        tables = round_robin_tables(ids, seats)
-        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-    if config.format == "gauntlet":
-        candidates = [b.id for b, role in roles if role == "candidate" and b.id is not None]
-        opponents = [b.id for b, role in roles if role == "opponent" and b.id is not None]
-        tables = gauntlet_tables(candidates, opponents, seats)
-        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
-    if config.format == "solitaire":
-        return iter_solitaire_games(ids, deals=config.games, seed=config.seed)
-    return None
-
-
-def make_scheduler(
-    config: TournamentConfig, bot_ids: list[int], test: PairedSprt | None = None
-) -> Scheduler:
-    """The scheduler of an adaptive format (a ``sprt`` one with the test the driver
-    feeds); fixed formats were scheduled at creation.
-
-    Raises:
-        ConfigError: a ``sprt`` tournament without its test.
-    """
-    if config.format in ("round-robin", "gauntlet", "solitaire"):
-        return FixedScheduler([])
-    return adaptive_scheduler(config, bot_ids, test)
-
-
 @dataclass
 class RunSummary:
     tournament_id: int
-    status: str
+    status: TournamentStatus
     stored: int
     scheduled: int
     played_now: int
     seconds: float
     message: str | None = None
+    executor: str | None = None
+    """The executor that played, and why (``local (auto: …)``)."""
 
     @property
     def games_per_second(self) -> float:
@@ -222,17 +197,24 @@ class _Buffer:
     def flush(self) -> None:
         if self.games:
             batch = self.games
-            with_retries(lambda: store_games(self.engine, self.tournament_id, batch))
+            with_retries(lambda: self._store(batch))
             self.stored += len(batch)
             self.games = []
         self.last_flush = time.monotonic()
+
+    def _store(self, games: list[PlayedGame]) -> None:
+        with session_scope(self.engine) as session:
+            store_games(session, self.tournament_id, games)
 
 
 class TournamentRunner:
     """Runs (or resumes) one tournament to completion, interruption or cancellation.
 
     ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
-    games; 0 turns the live statistics off.
+    games; 0 turns the live statistics off. ``on_completed(engine, tournament_id)`` runs
+    once the tournament is completed (the service records the final ratings with it:
+    :func:`arena.report.build.record_final_ratings`, a layer above this one), unless
+    the run's live Elo, which gives the same figures, recorded them already.
     """
 
     def __init__(
@@ -245,6 +227,7 @@ class TournamentRunner:
         workers: int | None = None,
         ray_address: str | None = None,
         on_flush: Callable[[int], None] | None = None,
+        on_completed: Callable[[Engine, int], None] | None = None,
         rating_interval: int = DEFAULT_RATING_INTERVAL,
     ):
         self.engine = engine
@@ -254,10 +237,11 @@ class TournamentRunner:
             tournament = get_tournament(session, tournament_id)
             self.tournament = tournament
             self.config = validate_config(tournament.config, f"tournament {tournament_id}")
+            self.format = tournament_format(self.config.format)
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
-        self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
-        self.names = bot_names(engine, set(self.bots))
+            self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
+            self.names = bot_names(session, set(self.bots))
         self.health = BotHealth(self.config.max_crash_rate)
         for participant in self.participants:
             if participant.suspended:
@@ -266,9 +250,11 @@ class TournamentRunner:
         self.workers = workers if workers is not None else self.config.workers
         self.ray_address = ray_address if ray_address is not None else self.config.ray_address
         self.on_flush = on_flush
+        self.on_completed = on_completed
         self.rating_interval = rating_interval
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
+        self.executor_choice: str | None = None
 
     def context(self) -> TournamentContext:
         return TournamentContext(
@@ -277,11 +263,47 @@ class TournamentRunner:
             options=dict(self.tournament.options),
             seats=self.config.seat_count,
             bots={bot_id: spec_of(bot) for bot_id, bot in self.bots.items()},
-            time_control=TimeControl(self.config.time_per_game, self.config.time_per_move),
+            time_control=self.time_controls()[None],
+            time_controls={
+                bot_id: control
+                for bot_id, control in self.time_controls().items()
+                if bot_id is not None
+            },
+            deals=self._deals_by_seed(),
         )
 
+    def time_controls(self) -> dict[int | None, TimeControl]:
+        """Every bot's time control (under None) and each bot's own, by bot id."""
+        controls = config_time_controls(self.config.model_dump())
+        references = [
+            reference for _, group in self.format.groups(self.config) for reference in group
+        ]
+        # Participants are stored in the order of the configuration's references.
+        by_reference = {
+            reference: participant.bot_id
+            for reference, participant in zip(references, self.participants, strict=True)
+        }
+        return {
+            (None if reference is None else by_reference[reference]): control
+            for reference, control in controls.items()
+        }
+
+    def _deals_by_seed(self) -> dict[int, dict[str, Any]]:
+        """With a deal file, the deal each scheduled deal seed plays: the k-th seed (in
+        the order of the schedule) the deal :func:`~arena.play.deals.deal_index` picks."""
+        deals = self.config.deals
+        if not isinstance(deals, list):
+            return {}
+        order = DealOrder(self.config.deal_order)
+        with Session(self.engine) as session:
+            seeds = scheduled_seeds(session, self.tournament_id)
+        return {
+            seed: deals[deal_index(order, number, len(deals), self.config.seed)]
+            for number, seed in enumerate(seeds)
+        }
+
     def _sprt_test(self) -> PairedSprt | None:
-        if self.config.format != "sprt":
+        if not self.format.paired_test:
             return None
         candidate, baseline = (p.bot_id for p in self.participants)
         return PairedSprt(
@@ -300,9 +322,13 @@ class TournamentRunner:
         statistics = LiveStatistics(
             labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
         )
-        stored = 0
         builtin = self.names.builtin
-        for page in game_pages(self.engine, self.tournament_id):
+        stored, after = 0, -1
+        while True:
+            with Session(self.engine) as session:
+                page = games_page(session, self.tournament_id, after=after, limit=PAGE_GAMES)
+            if not page:
+                break
             self.health.observe(page)
             standings.tallies.add_all(page, builtin)
             for game in page:
@@ -311,14 +337,32 @@ class TournamentRunner:
             if test is not None:
                 test.add(page)
             stored += len(page)
+            after = page[-1].index
         buffer = _Buffer(self.engine, self.tournament_id, standings, statistics, test)
         return buffer, stored
+
+    def _unplayed(self) -> Iterator[PlannedGame]:
+        """The scheduled games without a result, read a page at a time, each page a
+        short read of its own after the last index handed out (games stored meanwhile
+        are never handed out again)."""
+        after = -1
+        while True:
+            with Session(self.engine) as session:
+                page = unplayed_games(session, self.tournament_id, after=after, limit=PAGE_GAMES)
+            yield from page
+            if len(page) < PAGE_GAMES:
+                return
+            after = page[-1].index
+
+    def _stored(self) -> list[StoredGame]:
+        with Session(self.engine) as session:
+            return load_games(session, tournament_ids=[self.tournament_id])
 
     def _rated(self) -> list[FinishedGame]:
         """The stored games the adaptive formats decide on: the rated ones."""
         return [
             FinishedGame(g.index, g.seed, g.seats, g.ranking, g.returns)
-            for g in load_games(self.engine, tournament_ids=[self.tournament_id])
+            for g in self._stored()
             if standing(g, self.names.builtin) is Standing.RATED
         ]
 
@@ -338,20 +382,26 @@ class TournamentRunner:
             return self._run(lease)
 
     def _run(self, lease: DriverLease) -> RunSummary:
-        status = read_status(self.engine, self.tournament_id)
-        if status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+        with session_scope(self.engine) as session:
+            status = read_status(session, self.tournament_id)
+            if status.finished:
+                raise TournamentStateError(f"tournament {self.tournament_id} is already {status}")
+            set_status(session, self.tournament_id, TournamentStatus.RUNNING, started=utcnow())
         started = time.monotonic()
-        set_status(self.engine, self.tournament_id, RUNNING, started=utcnow())
         test = self._sprt_test()
-        scheduler = make_scheduler(self.config, list(self.bots), test)
+        scheduler = self.format.scheduler(self.config, list(self.bots), test)
         buffer, stored_before = self._buffer(test)
-        executor = make_executor(self.executor_kind, workers=self.workers, address=self.ray_address)
+        executor = make_executor(
+            self.executor_kind,
+            workers=self.workers,
+            address=self.ray_address,
+            announce=self._announce_executor,
+        )
         stop_reason: str | None = None
         display = ProgressDisplay(
             self.console,
             f"tournament {self.tournament_id}",
-            solitaire=self.config.format == "solitaire",
+            solitaire=self.format.solitaire,
         )
         previous_sigterm = signal.getsignal(signal.SIGTERM)
         if previous_sigterm is signal.SIG_DFL:
@@ -359,35 +409,36 @@ class TournamentRunner:
         try:
             with display:
                 while stop_reason is None and not self._ends_early(test):
-                    scheduled, next_index, batch = schedule_state(self.engine, self.tournament_id)
-                    # Every stored game is a scheduled one: the rest are to play.
-                    done = count_stored(self.engine, self.tournament_id)
+                    with Session(self.engine) as session:
+                        scheduled, next_index, batch = schedule_state(session, self.tournament_id)
+                        # Every stored game is a scheduled one: the rest are to play.
+                        done = count_stored(session, self.tournament_id)
                     display.start(done, scheduled)
                     if done < scheduled:
-                        pending = unplayed_games(self.engine, self.tournament_id)
                         stop_reason = self._play(
-                            executor, pending, buffer, display, (done, scheduled), lease
+                            executor, self._unplayed(), buffer, display, (done, scheduled), lease
                         )
                         if stop_reason is not None or self._ends_early(test):
                             break
                     # Only the elo format decides on the stored games (sprt follows its
                     # test, fixed formats are scheduled already).
-                    finished = self._rated() if self.config.format == "elo" else []
+                    finished = self._rated() if self.format.decides_on_stored else []
                     batch_games = scheduler.next_batch(finished, next_index=next_index, batch=batch)
                     if not batch_games:
                         break
                     with session_scope(self.engine) as session:
                         schedule_games(session, self.tournament_id, batch_games)
         except KeyboardInterrupt:
-            stop_reason = INTERRUPTED
+            stop_reason = TournamentStatus.INTERRUPTED
         except BaseException as exc:
             buffer.flush()
-            set_status(
-                self.engine,
-                self.tournament_id,
-                FAILED,
-                message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
-            )
+            with session_scope(self.engine) as session:
+                set_status(
+                    session,
+                    self.tournament_id,
+                    TournamentStatus.FAILED,
+                    message=f"{exc} (resume with `arena tournament resume {self.tournament_id}`)",
+                )
             raise
         finally:
             signal.signal(signal.SIGTERM, previous_sigterm)
@@ -402,6 +453,10 @@ class TournamentRunner:
                 f"this driver stopped after storing {buffer.stored} games"
             )
         return self._finish(stop_reason, scheduler, buffer, started, stored_before)
+
+    def _announce_executor(self, line: str) -> None:
+        self.executor_choice = line.removeprefix("executor: ")
+        self.console.print(line, markup=False, highlight=False)
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots
@@ -449,7 +504,7 @@ class TournamentRunner:
                             context,
                             planned,
                             offender,
-                            SUSPENDED,
+                            ForfeitReason.SUSPENDED,
                             f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
                         )
                     ]
@@ -459,7 +514,7 @@ class TournamentRunner:
             buffer.add(result.games)
             for bot_id, why in self.health.observe(result.games):
                 self._suspend(bot_id, why)
-                if self.config.format == "sprt":
+                if self.format.paired_test:
                     self.stop_message = (
                         f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
                         f"continue; {buffer.test.describe() if buffer.test else ''}"
@@ -468,8 +523,8 @@ class TournamentRunner:
                 buffer.flush()
                 if self.on_flush is not None:
                     self.on_flush(buffer.stored)
-                if read_status(self.engine, self.tournament_id) == CANCELLED:
-                    outcome["stop"] = CANCELLED
+                if self._status() == TournamentStatus.CANCELLED:
+                    outcome["stop"] = TournamentStatus.CANCELLED
                     return False
                 if lease.lost:
                     outcome["stop"] = LEASE_LOST
@@ -480,7 +535,7 @@ class TournamentRunner:
             return not over()
 
         buffer.played_now = 0
-        executor.run(context, feed(), handle)
+        executor.run(context, feed(), handle, expected=scheduled - done_before)
         buffer.flush()
         if self.on_flush is not None:
             self.on_flush(buffer.stored)
@@ -488,6 +543,10 @@ class TournamentRunner:
             done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
         )
         return outcome["stop"]
+
+    def _status(self) -> TournamentStatus:
+        with Session(self.engine) as session:
+            return read_status(session, self.tournament_id)
 
     def _suspend(self, bot_id: int, why: str) -> None:
         label = self.bots[bot_id].label
@@ -511,23 +570,29 @@ class TournamentRunner:
         started: float,
         stored_before: int,
     ) -> RunSummary:
-        stored = count_stored(self.engine, self.tournament_id)
-        scheduled, _, _ = schedule_state(self.engine, self.tournament_id)
-        if read_status(self.engine, self.tournament_id) == CANCELLED:
-            stop_reason = CANCELLED  # however the run ended, a cancel stands
-        message: str | None
-        if stop_reason == INTERRUPTED:
-            status = INTERRUPTED
-            message = f"interrupted after {stored} of {scheduled} games"
-        elif stop_reason == CANCELLED:
-            status = CANCELLED
-            message = f"cancelled after {stored} of {scheduled} games"
-        else:
-            status = COMPLETED
-            message = self.stop_message or scheduler.stop_reason()
-        set_status(self.engine, self.tournament_id, status, message=message, finished=utcnow())
-        if status == COMPLETED and not self._live_snapshot(buffer):
-            _snapshot(self.engine, self.tournament_id)
+        with session_scope(self.engine) as session:
+            stored = count_stored(session, self.tournament_id)
+            scheduled, _, _ = schedule_state(session, self.tournament_id)
+            if read_status(session, self.tournament_id) == TournamentStatus.CANCELLED:
+                stop_reason = TournamentStatus.CANCELLED  # however the run ended, a cancel stands
+            message: str | None
+            status: TournamentStatus
+            if stop_reason == TournamentStatus.INTERRUPTED:
+                status = TournamentStatus.INTERRUPTED
+                message = f"interrupted after {stored} of {scheduled} games"
+            elif stop_reason == TournamentStatus.CANCELLED:
+                status = TournamentStatus.CANCELLED
+                message = f"cancelled after {stored} of {scheduled} games"
+            else:
+                status = TournamentStatus.COMPLETED
+                message = self.stop_message or scheduler.stop_reason()
+            set_status(session, self.tournament_id, status, message=message, finished=utcnow())
+        if (
+            status == TournamentStatus.COMPLETED
+            and self.on_completed is not None
+            and not self._live_snapshot(buffer)
+        ):
+            self.on_completed(self.engine, self.tournament_id)
         return RunSummary(
             tournament_id=self.tournament_id,
             status=status,
@@ -536,14 +601,15 @@ class TournamentRunner:
             played_now=stored - stored_before,
             seconds=time.monotonic() - started,
             message=message,
+            executor=self.executor_choice,
         )
 
     def _live_snapshot(self, buffer: _Buffer) -> bool:
         """Record the final ratings from the run's live Elo, which holds every stored
         game when the run kept it (a resumed run read the earlier ones): the fit costs
-        the bots' matrices, not a second pass over a million games. It gives the
+        the bots' matrices, not a second pass over a million games, and gives the
         report's figures (:class:`arena.ratings.live.LiveElo`). False when the run kept
-        no live Elo, or it cannot rate yet: the report decides then."""
+        no live Elo, or it cannot rate: ``on_completed`` (the report) decides then."""
         statistics, tallies = buffer.statistics, buffer.standings.tallies
         if not statistics.enabled or statistics.elo is None or not statistics.elo.games:
             return False
@@ -551,7 +617,7 @@ class TournamentRunner:
             ratings, _ = statistics.elo.fit()
         except RatingError:
             return False
-        method = "duplicate-elo" if self.config.seat_count == 1 else "elo"
+        method = "duplicate-elo" if self.format.solitaire else "elo"
         rows = []
         for bot_id, tally in tallies.bots.items():
             i = ratings.index(self.bots[bot_id].label)
@@ -572,31 +638,23 @@ class TournamentRunner:
         return True
 
 
-def _snapshot(engine: Engine, tournament_id: int) -> None:
-    """Record the final ratings; a tournament that cannot be rated still completes."""
-    from arena.report.build import snapshot_ratings
-
-    with contextlib.suppress(ArenaError):
-        snapshot_ratings(engine, tournament_id)
-
-
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def cancel_tournament(engine: Engine, tournament_id: int) -> Tournament:
-    """Mark a tournament cancelled; a running driver stops at its next write.
+def cancel_tournament(session: Session, tournament_id: int) -> Tournament:
+    """Mark a tournament cancelled (in the caller's transaction); a running driver
+    stops at its next write.
 
     Raises:
         NotFoundError: no such tournament.
         TournamentStateError: it is already completed or cancelled.
     """
-    with session_scope(engine) as session:
-        tournament = get_tournament(session, tournament_id)
-        if tournament.status in (COMPLETED, CANCELLED):
-            raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
-        tournament.status = CANCELLED
-        tournament.message = "cancelled by the user"
-        tournament.finished = utcnow()
-        session.add(tournament)
-        return tournament
+    tournament = get_tournament(session, tournament_id)
+    if TournamentStatus(tournament.status).finished:
+        raise TournamentStateError(f"tournament {tournament_id} is already {tournament.status}")
+    tournament.status = TournamentStatus.CANCELLED
+    tournament.message = "cancelled by the user"
+    tournament.finished = utcnow()
+    session.add(tournament)
+    return tournament

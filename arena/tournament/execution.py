@@ -4,15 +4,19 @@
 the database. The ``local`` executor calls it in this process; the ``ray`` executor
 runs it as Ray tasks with backpressure (``ray.wait``) and retries when a worker dies.
 Chunks are sized from the measured game time so that per-task overhead stays small.
+The ``auto`` executor (the default) plays locally until the games played tell what
+the rest would cost, and hands the rest to Ray only when Ray's start pays for itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import json
 import os
 import signal
 import socket
+import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,16 +25,30 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.play.runner import CRASH, TimeControl, play_game
+from arena.play.records import new_record
+from arena.play.results import PlannedGame, PlayedGame
+from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
-from arena.tournament.scheduling import PlannedGame
 from bots.base import Bot
+from engines.core import State
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 TARGET_CHUNK_SECONDS = 0.5
 FIRST_CHUNK_GAMES = 4
 MAX_CHUNK_GAMES = 2_000
 LOCAL_MAX_CHUNK_GAMES = 64
+EXECUTORS = ("auto", "ray", "local")
+
+RAY_START_SECONDS = 5.0
+"""What starting a local Ray instance costs a run before its first game is played:
+``ray.init`` (about 2.5 s on a quiet 2-core machine, docs/benchmarks.md) and each
+worker's first import of the engines and bots."""
+PROBE_SECONDS = 0.5
+PROBE_GAMES = 3
+"""The auto executor plays this long, and this many games at least, locally and one
+game at a time before it decides; it decides at once when the probe has cost as much as
+Ray's start."""
 
 
 class ExecutionError(ArenaError):
@@ -47,24 +65,29 @@ class TournamentContext:
     seats: int
     bots: dict[int, BotSpec]
     time_control: TimeControl = field(default_factory=TimeControl)
+    """Every bot's, but those in ``time_controls``."""
+    time_controls: dict[int, TimeControl] = field(default_factory=dict)
+    """A bot's own time control, by bot id."""
+    deals: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
 
+    def control_of(self, bot_id: int) -> TimeControl:
+        return self.time_controls.get(bot_id, self.time_control)
 
-@dataclass(frozen=True)
-class PlayedGame:
-    """A finished game as a worker reports it."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]
-    status: str  # ok | forfeit | error
-    returns: tuple[float, ...]
-    ranking: tuple[int, ...]
-    termination: str
-    offender: int | None
-    reason: str | None
-    record: str
-    duration: float
-    worker: str
+    def initial_state(self, planned: PlannedGame) -> State:
+        """The start of a planned game: its deal from the deal file, or shuffled from
+        its seed; the seed seeds the bots either way."""
+        game = get_game(self.game)
+        deal = self.deals.get(planned.seed)
+        if deal is None:
+            return game.new_initial_state(
+                seed=planned.seed, seats=len(planned.seats), options=self.options
+            )
+        state = game.state_from_deal(
+            deal, seats=len(planned.seats), options=game.parse_options(self.options)
+        )
+        state.seed = planned.seed
+        return state
 
 
 @dataclass
@@ -81,7 +104,7 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     key = (context.tournament_id, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
-        bot = instantiate(context.bots[bot_id], time_control=context.time_control)
+        bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
         _bot_cache[key] = bot
     return bot
 
@@ -92,107 +115,51 @@ def worker_name() -> str:
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
     """Play one planned game; bot failures become forfeits, engine failures ``error``."""
-    game = get_game(context.game)
     started = time.perf_counter()
     labels = [context.bots[bot_id].label for bot_id in planned.seats]
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     bots: list[Bot] = []
     for seat, bot_id in enumerate(planned.seats):
         try:
             bots.append(_bot_for(context, bot_id, seat))
         except BotLoadError as exc:
-            return forfeited_game(context, planned, seat, CRASH, str(exc))
+            return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
     try:
-        record = play_game(state, bots, players=labels, time_control=context.time_control)
+        controls = [context.control_of(bot_id) for bot_id in planned.seats]
+        record = play_game(state, bots, players=labels, time_control=controls)
     except Exception as exc:  # an engine bug must not take the tournament down
-        return _error_game(context, planned, labels, repr(exc), started)
-    outcome = record.outcome
-    forfeit = outcome.get("offender") is not None
-    return PlayedGame(
-        index=planned.index,
-        seed=planned.seed,
-        seats=planned.seats,
-        status="forfeit" if forfeit else "ok",
-        returns=tuple(outcome["returns"]),
-        ranking=tuple(outcome["ranking"]),
-        termination=outcome["termination"],
-        offender=outcome.get("offender"),
-        reason=outcome.get("reason"),
-        record=record.model_dump_json(),
-        duration=record.duration or 0.0,
-        worker=worker_name(),
-    )
+        return PlayedGame.host_error(
+            planned,
+            game=context.game,
+            players=labels,
+            message=repr(exc),
+            duration=time.perf_counter() - started,
+            worker=worker_name(),
+        )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def forfeited_game(
-    context: TournamentContext, planned: PlannedGame, seat: int, reason: str, message: str
+    context: TournamentContext,
+    planned: PlannedGame,
+    seat: int,
+    reason: ForfeitReason,
+    message: str,
 ) -> PlayedGame:
     """A game ``seat`` forfeits before its first move (its bot failed to load, or was
     suspended); the record holds the deal and no actions."""
     started = time.perf_counter()
     game = get_game(context.game)
-    state = game.new_initial_state(
-        seed=planned.seed, seats=len(planned.seats), options=context.options
-    )
+    state = context.initial_state(planned)
     outcome = game.forfeit_outcome(state, seat, reason)
-    record = {
-        "format": "arena-record/1",
-        "game": game.name,
-        "options": game.options_to_dict(state.options),
-        "seats": len(planned.seats),
-        "seed": planned.seed,
-        "players": [context.bots[bot_id].label for bot_id in planned.seats],
-        "deal": dict(state.deal()),
-        "actions": [],
-        "outcome": {**outcome.to_dict(), "details": {"message": message[:500]}},
-        "duration": time.perf_counter() - started,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "forfeit",
-        outcome.returns,
-        outcome.ranking,
-        outcome.termination,
-        seat,
-        reason,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
+    record = new_record(
+        state,
+        players=[context.bots[bot_id].label for bot_id in planned.seats],
+        deal=state.deal(),
+        outcome=dataclasses.replace(outcome, details={"message": message[:500]}),
+        duration=time.perf_counter() - started,
     )
-
-
-def _error_game(
-    context: TournamentContext,
-    planned: PlannedGame,
-    labels: list[str],
-    message: str,
-    started: float,
-) -> PlayedGame:
-    seats = len(planned.seats)
-    record = {
-        "error": message[:2000],
-        "game": context.game,
-        "seed": planned.seed,
-        "players": labels,
-    }
-    return PlayedGame(
-        planned.index,
-        planned.seed,
-        planned.seats,
-        "error",
-        (0.0,) * seats,
-        (1,) * seats,
-        "error",
-        None,
-        None,
-        json.dumps(record),
-        time.perf_counter() - started,
-        worker_name(),
-    )
+    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def play_chunk(context: TournamentContext, games: Sequence[PlannedGame]) -> ChunkResult:
@@ -236,8 +203,16 @@ class LocalExecutor:
     sizer: ChunkSizer = field(default_factory=lambda: ChunkSizer(0.05, LOCAL_MAX_CHUNK_GAMES))
 
     def run(
-        self, context: TournamentContext, games: Iterable[PlannedGame], handle: ResultHandler
+        self,
+        context: TournamentContext,
+        games: Iterable[PlannedGame],
+        handle: ResultHandler,
+        *,
+        expected: int | None = None,
     ) -> None:
+        """Play ``games``, calling ``handle`` with each finished chunk until it returns
+        False. ``expected``: how many games ``games`` holds at most (the auto executor
+        decides on it; the others need not know)."""
         for chunk in _chunks(games, self.sizer):
             result = play_chunk(context, chunk)
             self.sizer.observe(result)
@@ -308,8 +283,14 @@ class RayExecutor:
         return int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
 
     def run(
-        self, context: TournamentContext, games: Iterable[PlannedGame], handle: ResultHandler
+        self,
+        context: TournamentContext,
+        games: Iterable[PlannedGame],
+        handle: ResultHandler,
+        *,
+        expected: int | None = None,
     ) -> None:
+        """As :meth:`LocalExecutor.run`, on Ray's workers."""
         cpus = self.start()
         import ray
 
@@ -361,12 +342,155 @@ def _use_cluster_token() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
-Executor = LocalExecutor | RayExecutor
+def ray_pays(seconds: float, cores: int, start_seconds: float) -> bool:
+    """Whether ``seconds`` of play on one core end sooner on Ray's ``cores`` workers
+    once Ray's start (``start_seconds``) is paid."""
+    return cores > 1 and seconds * (1 - 1 / cores) > start_seconds
 
 
-def make_executor(kind: str, *, workers: int | None, address: str | None) -> Executor:
+def estimated_seconds(game_seconds: Sequence[float], games: int) -> float:
+    """What ``games`` more games take on one core, judged by the median of the games
+    measured: the first game of a run also loads its bots and is no guide."""
+    return games * statistics.median(game_seconds) if game_seconds else 0.0
+
+
+def _ray_running() -> bool:
+    ray = sys.modules.get("ray")
+    return ray is not None and bool(ray.is_initialized())
+
+
+@dataclass
+class AutoExecutor:
+    """Chooses per run between playing here and Ray, by what pays.
+
+    With a cluster address it is Ray; with one worker, local. Otherwise it plays
+    locally, one game at a time, for :data:`PROBE_SECONDS`, then estimates the rest
+    from the time per game measured so far: Ray takes over when it would end sooner
+    despite its start, else the games go on here. Either way the driver stores every
+    game the same way. ``announce`` receives one line saying what was chosen and why,
+    each time the choice is made or changes."""
+
+    workers: int | None = None
+    address: str | None = None
+    announce: Callable[[str], None] = lambda line: None
+    local: LocalExecutor = field(default_factory=LocalExecutor)
+    ray: RayExecutor | None = None
+    game_seconds: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    chosen: str | None = None
+
+    def run(
+        self,
+        context: TournamentContext,
+        games: Iterable[PlannedGame],
+        handle: ResultHandler,
+        *,
+        expected: int | None = None,
+    ) -> None:
+        """As :meth:`LocalExecutor.run`; ``expected`` (how many games ``games`` holds
+        at most) is what the choice weighs."""
+        source = iter(games)
+        if self.address:
+            self._choose("ray", f"joining the Ray cluster at {self.address}")
+        elif self.workers == 1:
+            self._choose("local", "one worker")
+        elif self.chosen != "ray":
+            probed = self._probe(context, source, handle)
+            if probed is None:
+                return
+            self._decide(probed, max(0, (expected or 0) - probed))
+        if self.ray is not None:
+            self.ray.run(context, source, handle)
+        else:
+            self.local.run(context, source, _observed(handle, self._observe))
+
+    def _probe(
+        self, context: TournamentContext, games: Iterator[PlannedGame], handle: ResultHandler
+    ) -> int | None:
+        """Play games here one at a time until :data:`PROBE_SECONDS` of play and
+        :data:`PROBE_GAMES` games are measured over this and earlier runs (or the probe
+        has cost Ray's start); the games played, None when ``handle`` asked to stop."""
+        played = 0
+        while self.seconds < RAY_START_SECONDS and (
+            len(self.game_seconds) < PROBE_GAMES or self.seconds < PROBE_SECONDS
+        ):
+            planned = next(games, None)
+            if planned is None:
+                break
+            result = play_chunk(context, [planned])
+            played += 1
+            self.local.sizer.observe(result)
+            self._observe(result)
+            if not handle(result):
+                return None
+        return played
+
+    def _observe(self, result: ChunkResult) -> None:
+        if result.games:
+            self.game_seconds += [result.seconds / len(result.games)] * len(result.games)
+        self.seconds += result.seconds
+
+    def _decide(self, probed: int, left: int) -> None:
+        if left == 0:
+            self._choose("local", f"auto: all {probed} games played here in {self.seconds:.1f} s")
+            return
+        cores = min(self.workers or os.cpu_count() or 1, os.cpu_count() or 1)
+        estimate = estimated_seconds(self.game_seconds, left)
+        work = f"{left} more games ≈ {estimate:.1f} s of play here"
+        if _ray_running():
+            start, cost = 0.0, "the running Ray"
+        else:
+            start, cost = RAY_START_SECONDS, f"Ray's start (~{RAY_START_SECONDS:g} s)"
+        pays = ray_pays(estimate, cores, start)
+        verdict = "pays" if pays else "would not pay"
+        self._choose("ray" if pays else "local", f"auto: {work}; {cost} {verdict} on {cores} cores")
+
+    def _choose(self, kind: str, why: str) -> None:
+        if kind == "ray" and self.ray is None:
+            self.local.close()  # its bots (and their sandboxes) are not needed any more
+            self.ray = RayExecutor(workers=self.workers, address=self.address)
+            # The first chunks are sized from the games played here.
+            self.ray.sizer.games = len(self.game_seconds)
+            self.ray.sizer.seconds = self.seconds
+        if kind != self.chosen:
+            self.announce(f"executor: {kind} ({why})")
+        self.chosen = kind
+
+    def close(self) -> None:
+        self.local.close()
+        if self.ray is not None:
+            self.ray.close()
+
+
+def _observed(handle: ResultHandler, observe: Callable[[ChunkResult], None]) -> ResultHandler:
+    def observed(result: ChunkResult) -> bool:
+        observe(result)
+        return handle(result)
+
+    return observed
+
+
+Executor = LocalExecutor | RayExecutor | AutoExecutor
+
+
+def make_executor(
+    kind: str,
+    *,
+    workers: int | None,
+    address: str | None,
+    announce: Callable[[str], None] = lambda line: None,
+) -> Executor:
+    """The executor ``kind`` (one of :data:`EXECUTORS`); ``announce`` receives one line
+    naming the executor that plays and why.
+
+    Raises:
+        ExecutionError: an unknown kind.
+    """
+    if kind == "auto":
+        return AutoExecutor(workers=workers, address=address, announce=announce)
+    if kind not in EXECUTORS:
+        raise ExecutionError(f"unknown executor {kind!r} (executors: {', '.join(EXECUTORS)})")
+    announce(f"executor: {kind} (as asked)")
     if kind == "local":
         return LocalExecutor()
-    if kind == "ray":
-        return RayExecutor(workers=workers, address=address)
-    raise ExecutionError(f"unknown executor {kind!r} (executors: ray, local)")
+    return RayExecutor(workers=workers, address=address)

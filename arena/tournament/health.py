@@ -12,24 +12,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
 
-CRASH_REASONS = frozenset({"crash", "timeout", "malformed_output", "protocol_violation"})
-SUSPENDED = "suspended"
+from arena.play.results import GameStatus
+from arena.store.tally import SeatFaults
+from engines.outcome import ForfeitReason
+
+CRASH_REASONS = frozenset(
+    {
+        ForfeitReason.CRASH,
+        ForfeitReason.TIMEOUT,
+        ForfeitReason.MALFORMED_OUTPUT,
+        ForfeitReason.PROTOCOL_VIOLATION,
+    }
+)
 MIN_GAMES = 10
-
-
-class FaultRecord(Protocol):
-    """What health reads of a game (a played one, or a stored one on resume)."""
-
-    @property
-    def seats(self) -> tuple[int, ...]: ...
-    @property
-    def offender(self) -> int | None: ...
-    @property
-    def reason(self) -> str | None: ...
-    @property
-    def status(self) -> str: ...
 
 
 @dataclass
@@ -39,11 +35,11 @@ class BotHealth:
     crashes: Counter[int] = field(default_factory=Counter)
     suspended: dict[int, str] = field(default_factory=dict)
 
-    def observe(self, games: Iterable[FaultRecord]) -> list[tuple[int, str]]:
+    def observe(self, games: Iterable[SeatFaults]) -> list[tuple[int, str]]:
         """Count the games; returns the bots suspended because of them, with why."""
         touched: set[int] = set()
         for game in games:
-            if game.reason == SUSPENDED or game.status == "error":
+            if game.reason == ForfeitReason.SUSPENDED or game.status == GameStatus.ERROR:
                 continue
             for seat, bot in enumerate(game.seats):
                 self.games[bot] += 1

@@ -18,31 +18,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from arena.play.results import FinishedGame, PlannedGame
 from engines.seeding import derive_seed
-
-
-@dataclass(frozen=True)
-class PlannedGame:
-    """A game to play: its index in the tournament, deal seed and bots by seat."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]
-    batch: int = 0
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """What adaptive schedulers need to know of a stored game."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]
-    ranking: tuple[int, ...]
-    scores: tuple[float, ...]
 
 
 class Scheduler(Protocol):

@@ -27,7 +27,7 @@ from arena.store.bots import (
     remove_bot,
 )
 from arena.store.db import session_scope
-from arena.store.models import Account, BotVersion
+from arena.store.models import Account, BotVersion, TournamentStatus
 from arena.store.models import Tournament as TournamentRow
 from arena.tournament.config import TournamentConfig, check_caps, validate_config
 from arena.tournament.driver import cancel_tournament, create_tournament
@@ -62,7 +62,6 @@ from arena.web.uploads import (
     read_archive,
     read_capped,
 )
-from arena.web.worker import QUEUED
 from engines.errors import GameError
 from engines.registry import get_game
 
@@ -256,8 +255,8 @@ def _upload(field: UploadFile | None) -> UploadFile | None:
     return field
 
 
-def _params(text: str | None) -> dict[str, Any]:
-    """A Python bot's parameters from the form's JSON object."""
+def _params(text: str | None, what: str = "a Python bot") -> dict[str, Any]:
+    """A submitted bot's parameters from the form's JSON object."""
     if text is None or not text.strip():
         return {}
     try:
@@ -267,7 +266,7 @@ def _params(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise FieldError(f"field 'params': a JSON object, e.g. {{\"seed\": 3}} (got {text!r:.80})")
     try:
-        return python_params(value)
+        return python_params(value, what)
     except BotRegistryError as exc:
         raise FieldError(f"field 'params': {exc}") from None
 
@@ -309,7 +308,11 @@ def submit_bot(
         str | None, Form(description="for a Python file: the bot class (default: the only one)")
     ] = None,
     params: Annotated[
-        str | None, Form(description='for a Python file: parameters as JSON, e.g. {"seed": 3}')
+        str | None,
+        Form(
+            description='parameters as JSON, e.g. {"seed": 3, "depth": 2}: a Python bot\'s '
+            "constructor gets them, an archive's command its new_game message"
+        ),
     ] = None,
 ) -> schemas.SubmittedBot:
     """Submit a bot (``arena bots add``): a Python file, or an archive plus a command.
@@ -333,8 +336,8 @@ def submit_bot(
         )
     if python_file is not None and command:
         raise FieldError("field 'command': only an archive takes a command")
-    if archive_file is not None and (class_name or params):
-        raise FieldError("fields 'class_name' and 'params' apply to a Python file only")
+    if archive_file is not None and class_name:
+        raise FieldError("field 'class_name' applies to a Python file only")
     with Session(ctx.engine) as session:
         check_may_change_bot(session, account, name)
     with session_scope(ctx.engine) as session:
@@ -368,6 +371,7 @@ def submit_bot(
             seconds=settings.check_seconds,
             code=bundle_files(files),
             command=_command(command, files),
+            params=_params(params, "a command bot"),
         )
     if not ctx.check_slots.acquire(timeout=settings.check_wait_seconds):
         raise Busy("every submission check slot is busy: try again in a minute")
@@ -401,7 +405,7 @@ def list_tournaments(
     status: Annotated[
         str | None,
         Query(
-            pattern="^(queued|pending|running|interrupted|completed|cancelled|failed)$",
+            pattern=f"^({'|'.join(TournamentStatus)})$",
             description="only tournaments in this state",
         ),
     ] = None,
@@ -572,13 +576,12 @@ def queue_tournament(
     config = check_web_config(data, ctx)
     with session_scope(ctx.engine) as session:
         admit(session, account, QUEUE_TOURNAMENT, ctx.settings.rate_limit)
-    tournament_id = create_tournament(ctx.engine, config, "body")
+    # One transaction: a failure on the way leaves no tournament that no worker takes
+    # and no owner can cancel. (The rate limit above counts rejected requests too.)
     with session_scope(ctx.engine) as session:
-        row = session.get(TournamentRow, tournament_id)
-        assert row is not None
-        row.status = QUEUED
-        row.owner_id = account.id
-        session.add(row)
+        tournament_id = create_tournament(
+            session, config, "body", status=TournamentStatus.QUEUED, owner_id=account.id
+        )
     response.headers["Location"] = f"/api/tournaments/{tournament_id}"
     return queries.tournament_detail(ctx.engine, tournament_id)
 
@@ -591,13 +594,13 @@ def queue_tournament(
 )
 def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.TournamentDetail:
     """Cancel one of the token's tournaments; a running one stops at its next write."""
-    with Session(ctx.engine) as session:
+    with session_scope(ctx.engine) as session:  # the owner checked and the cancel at once
         row = session.get(TournamentRow, tournament_id)
-    if row is None:
-        raise NotFoundError(f"no tournament {tournament_id}")
-    if row.owner_id is None or row.owner_id != account.id:
-        raise ForbiddenError(f"tournament {tournament_id} was not queued by this token")
-    cancel_tournament(ctx.engine, tournament_id)
+        if row is None:
+            raise NotFoundError(f"no tournament {tournament_id}")
+        if row.owner_id is None or row.owner_id != account.id:
+            raise ForbiddenError(f"tournament {tournament_id} was not queued by this token")
+        cancel_tournament(session, tournament_id)
     return queries.tournament_detail(ctx.engine, tournament_id)
 
 

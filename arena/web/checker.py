@@ -98,7 +98,8 @@ def check(submission: Submission) -> dict[str, Any]:
             entry = python_bot_class_name(code, submission.filename, submission.class_name)
             source = BotSource(PYTHON, entry, submission.params, code)
         elif submission.kind == COMMAND:
-            source = BotSource(COMMAND, (submission.command or "").strip(), {}, submission.code)
+            command = (submission.command or "").strip()
+            source = BotSource(COMMAND, command, submission.params, submission.code)
         else:
             return {"rejection": f"unknown kind {submission.kind!r}"}
         limits = dataclasses.replace(

@@ -15,15 +15,14 @@ from sqlmodel import Session
 
 from arena.report.build import Report, ReportError
 from arena.report.format import layout, summary_lines
+from arena.store.models import LIVE_STATUSES
 from arena.web import queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
-from arena.web.worker import QUEUED
 from engines.registry import get_game
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
 Context = Annotated[WebContext, Depends(context)]
 GAMES_PER_PAGE = 50
-LIVE_STATUSES = (QUEUED, "pending", "running")
 
 
 def _page(ctx: WebContext, request: Request, template: str, **values: Any) -> Response:

@@ -165,8 +165,8 @@ def _results(
     """Per bot and tournament: rated games, W-D-L against the other seats, mean place,
     forfeits; and per bot its forfeits by reason. Counted as every report counts them
     (``arena/store/tally.py``)."""
-    tallies = bot_tallies(engine, bot_ids)
     with Session(engine) as session:
+        tallies = bot_tallies(session, bot_ids)
         titles = dict(
             session.exec(
                 select(TournamentRow.id, TournamentRow.name).where(

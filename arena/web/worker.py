@@ -28,16 +28,16 @@ from types import FrameType, TracebackType
 import sqlalchemy as sa
 from rich.console import Console
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from arena.errors import ArenaError
+from arena.report.build import record_final_ratings
 from arena.store.db import session_scope
-from arena.store.games import CANCELLED, read_status, set_status
-from arena.store.models import Tournament
-from arena.tournament.driver import FAILED, INTERRUPTED, RunSummary, TournamentRunner
+from arena.store.games import read_status, set_status
+from arena.store.models import Tournament, TournamentStatus
+from arena.tournament.driver import RunSummary, TournamentRunner
 from arena.tournament.lease import TournamentBusyError
 
-QUEUED = "queued"
-CLAIMED = "pending"
 REQUEUED_MESSAGE = "interrupted: waiting for a worker to resume it"
 CANCEL_POLL_SECONDS = 0.5
 CANCEL_SIGNAL = signal.SIGUSR1
@@ -53,7 +53,7 @@ def claim_next(engine: Engine) -> int | None:
         with engine.connect() as connection:
             candidate = connection.execute(
                 sa.select(TOURNAMENTS.c.id)
-                .where(TOURNAMENTS.c.status == QUEUED)
+                .where(TOURNAMENTS.c.status == TournamentStatus.QUEUED)
                 .order_by(TOURNAMENTS.c.id)
                 .limit(1)
             ).scalar()
@@ -62,8 +62,10 @@ def claim_next(engine: Engine) -> int | None:
         with session_scope(engine) as session:
             claimed = session.connection().execute(
                 sa.update(TOURNAMENTS)
-                .where(TOURNAMENTS.c.id == candidate, TOURNAMENTS.c.status == QUEUED)
-                .values(status=CLAIMED, message=None)
+                .where(
+                    TOURNAMENTS.c.id == candidate, TOURNAMENTS.c.status == TournamentStatus.QUEUED
+                )
+                .values(status=TournamentStatus.CLAIMED, message=None)
             )
         if claimed.rowcount == 1:
             return int(candidate)
@@ -119,11 +121,12 @@ class CancelWatch:
     def _watch(self) -> None:
         while not self._done.wait(self.poll_seconds):
             try:
-                status = read_status(self.engine, self.tournament_id)
+                with Session(self.engine) as session:
+                    status = read_status(session, self.tournament_id)
             except ArenaError as exc:  # the database is away: look again later
                 log.warning("cannot read the status of tournament %s: %s", self.tournament_id, exc)
                 continue
-            if status == CANCELLED:
+            if status == TournamentStatus.CANCELLED:
                 assert self._main is not None
                 signal.pthread_kill(self._main, CANCEL_SIGNAL)
                 return
@@ -147,7 +150,13 @@ def run_claimed(
     """
     try:
         with CancelWatch(engine, tournament_id, cancel_poll_seconds):
-            runner = TournamentRunner(engine, tournament_id, console=console, executor=executor)
+            runner = TournamentRunner(
+                engine,
+                tournament_id,
+                console=console,
+                executor=executor,
+                on_completed=record_final_ratings,
+            )
             summary = runner.run()
     except Cancelled:
         return None  # the cancel came as the run ended: the database has it
@@ -157,10 +166,12 @@ def run_claimed(
     except Exception as exc:  # one bad tournament must not stop the worker
         log.warning("tournament %s failed: %s", tournament_id, exc)
         message = str(exc) if isinstance(exc, ArenaError) else f"{type(exc).__name__}: {exc}"
-        set_status(engine, tournament_id, FAILED, message=message)
+        with session_scope(engine) as session:
+            set_status(session, tournament_id, TournamentStatus.FAILED, message=message)
         return None
-    if summary.status == INTERRUPTED:
-        set_status(engine, tournament_id, QUEUED, message=REQUEUED_MESSAGE)
+    if summary.status == TournamentStatus.INTERRUPTED:
+        with session_scope(engine) as session:
+            set_status(session, tournament_id, TournamentStatus.QUEUED, message=REQUEUED_MESSAGE)
     return summary
 
 
@@ -208,7 +219,7 @@ def run_worker(
                     f"worker: tournament {tournament_id} {summary.status}, "
                     f"{summary.stored} of {summary.scheduled} games stored"
                 )
-                if summary.status == INTERRUPTED:
+                if summary.status == TournamentStatus.INTERRUPTED:
                     break
     except KeyboardInterrupt:
         pass

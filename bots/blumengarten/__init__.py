@@ -24,5 +24,6 @@ KINDS: Final = (
         "Blumengarten: plays the solver's winning line, or its best-scoring line",
         games=GAMES,
         params_type=SolverParams,
+        renamed=(("time_limit", "seconds"),),
     ),
 )

@@ -99,7 +99,7 @@ def _moves_since_progress(observation: Mapping[str, Any]) -> int:
 @pydantic.dataclasses.dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class SolverParams:
     seed: int = pydantic.Field(default=0, description="base seed (the solver never draws)")
-    time_limit: float = pydantic.Field(
+    seconds: float = pydantic.Field(
         default=10.0, gt=0, description="seconds the solver may search per game"
     )
     node_limit: int | None = pydantic.Field(
@@ -112,7 +112,7 @@ class SolverBot(Bot):
 
     With a winning line it plays that; otherwise (proved lost, or the budget ran out)
     it plays the line to the best score found and then resigns. The search budget is
-    ``time_limit`` seconds, or less when the game clock has less left. Should the game
+    ``seconds``, or less when the game clock has less left. Should the game
     reach a position the plan did not lead to, it solves again from there.
     """
 
@@ -122,10 +122,10 @@ class SolverBot(Bot):
     """Share of the game clock the search may use, leaving time to play the line."""
 
     def __init__(
-        self, *, seed: int = 0, time_limit: float = 10.0, node_limit: int | None = None
+        self, *, seed: int = 0, seconds: float = 10.0, node_limit: int | None = None
     ) -> None:
         super().__init__(seed=seed)
-        self.time_limit = time_limit
+        self.seconds = seconds
         self.node_limit = node_limit
         self._plan: list[Action] = []
         self._planned_from = -1
@@ -158,7 +158,7 @@ class SolverBot(Bot):
     def _make_plan(self, observation: Mapping[str, Any], time_left: float | None) -> None:
         state = self.game_info(observation).game.state_from_observation(observation, self.rng)
         assert isinstance(state, BlumengartenState)
-        budget = self.time_limit
+        budget = self.seconds
         if time_left is not None:
             budget = min(budget, time_left * self.CLOCK_SHARE)
         result = solve(state, time_limit=budget, node_limit=self.node_limit)

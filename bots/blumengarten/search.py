@@ -36,7 +36,7 @@ import heapq
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Final, Literal, cast
+from typing import Final, Literal
 
 from engines.blumengarten import FOUNDATION, BlumengartenState, Move, move
 from engines.cards import RANKS, SUITS, Card
@@ -146,7 +146,7 @@ def solve(
     # A line can only be too long when the foundation moves made at the very start
     # already overrun the move cap; its first moves are still legal.
     line = _to_engine_line(state, steps)[: state.moves_left]
-    final = cast(BlumengartenState, state.clone())
+    final = state.clone()
     for action in line:
         final.apply_action(action)
     return SolveResult(

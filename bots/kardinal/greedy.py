@@ -50,9 +50,9 @@ class KardinalGreedyBot(Bot):
         legal_actions: Sequence[Action],
         time_left: float | None,
     ) -> Action:
+        game = self.observed_game(observation)
         if len(legal_actions) == 1:
             return legal_actions[0]  # the only legal action
-        game = self.game_info(observation).game
         evaluator = evaluator_for(game, observation)
         if can_take(legal_actions):
             plan = self._plan_takes(game, observation, evaluator)

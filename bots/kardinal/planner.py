@@ -30,7 +30,7 @@ from typing import Final, cast
 
 from bots.kardinal.evaluation import Evaluator, GainMemo, Takes, plus_take, takes_of
 from engines.core import Action
-from engines.kardinal import TABLET_KINDS, KardinalState, PlayTablet, Take
+from engines.kardinal import TABLET_KINDS, KardinalAction, KardinalState, PlayTablet, Take
 
 STONE_VALUE: Final = 1.5
 """What a stone in the supply is worth in points (to pay for blocked cards later)."""
@@ -55,7 +55,7 @@ class Part:
     """A part of the turn: the actions to play (empty: stop taking), and its value to
     the greedy planner (points over the average rival)."""
 
-    actions: tuple[Action, ...]
+    actions: tuple[KardinalAction, ...]
     value: float
 
 
@@ -74,7 +74,7 @@ class _Way:
     played: tuple[int, ...]
     spent: int
     cost: float
-    actions: tuple[Action, ...]
+    actions: tuple[KardinalAction, ...]
     order: tuple[int, ...]
     value: float = 0.0
 
@@ -82,7 +82,7 @@ class _Way:
         """The state the way leads to (a copy: ``before`` is shared)."""
         if not self.actions:
             return self.before
-        state = cast(KardinalState, self.before.clone())
+        state = self.before.clone()
         state.apply_unchecked(self.actions[-1])
         return state
 

@@ -60,7 +60,7 @@ def kings_corner_classes(state: State, legal: Sequence[Action]) -> list[int]:
 def kings_corner_step(state: State, rng: random.Random) -> Action:
     """A random action of the best class (:func:`kings_corner_classes`); the only
     legal action when there is one."""
-    legal = state.legal_actions()
+    legal: list[Action] = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
     classes = kings_corner_classes(state, legal)

@@ -21,11 +21,10 @@ rope to hang itself with), then picks at random.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
-
-import numpy as np
 
 from bots.base import Bot, GameInfo
 from bots.registry import BotKind
@@ -51,16 +50,19 @@ _START: Final = -1
 """``last`` before the first move: any edge card may be taken."""
 
 
+@functools.cache
 def _winning_masks() -> bytes:
-    """``table[mask]`` is 1 when ``mask`` holds one of the 19 patterns completely."""
+    """``table[mask]`` is 1 when ``mask`` holds one of the 19 patterns completely.
+
+    Made on first use, not at import: listing the bots must not load NumPy."""
+    import numpy as np
+
     masks = np.arange(1 << CELLS, dtype=np.int64)
     winning = np.zeros(1 << CELLS, dtype=bool)
     for pattern in WINNING_PATTERNS:
         winning |= (masks & pattern) == pattern
     return winning.astype(np.uint8).tobytes()
 
-
-_WINNING: Final = _winning_masks()
 
 # Transposition-table entries hold a lower and an upper bound, both in LOSS..WIN.
 _ENTRY_OF_BOUNDS: Final = {
@@ -96,6 +98,7 @@ class GardenRules:
     def __init__(self, layout: Sequence[Card]):
         """Raises InvalidDealError when ``layout`` is not 16 distinct garden cards."""
         self.layout: tuple[Card, ...] = tuple(parse_layout(list(layout)))
+        self._winning = _winning_masks()
         self._cell_of = {card: cell for cell, card in enumerate(self.layout)}
         self._follows = tuple(
             sum(
@@ -123,7 +126,7 @@ class GardenRules:
         mine = position.mine | 1 << cell
         garden = position.garden & ~(1 << cell)
         following = Position(position.theirs, mine, cell)
-        if _WINNING[mine]:
+        if self._winning[mine]:
             return WIN, following
         if not garden:
             return DRAW, following
@@ -182,6 +185,7 @@ class Solver(GardenRules):
     def _negamax(self, mine: int, theirs: int, last: int, alpha: int, beta: int) -> int:
         garden = _FULL & ~(mine | theirs)
         follows = self._follows
+        winning = self._winning
         moves = garden & (_EDGE_MASK if last == _START else follows[last])
         # A move that wins at once settles the node; a move that takes the last card
         # is a draw; every other move is searched, fewest replies first.
@@ -193,7 +197,7 @@ class Solver(GardenRules):
             remaining ^= low
             cell = low.bit_length() - 1
             after_mine = mine | low
-            if _WINNING[after_mine]:
+            if winning[after_mine]:
                 return WIN
             after_garden = garden ^ low
             if not after_garden:

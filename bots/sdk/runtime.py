@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = 1
 ANY_GAME = "*"
 _VAR_KEYWORDS = 0x08  # inspect.CO_VARKEYWORDS, without importing inspect
-USAGE = "usage: python -m bots.sdk [--seed N] FILE[:Class]"
+USAGE = "usage: python -m bots.sdk [--seed N] [--params JSON] FILE[:Class]"
 
 
 class BotLoadFailure(Exception):
@@ -106,14 +106,27 @@ def load_bot_class(target: str) -> type:
     return playable[0]
 
 
-def make_bot(cls: type, seed: int) -> Any:
-    """An instance of ``cls``, given ``seed`` when its constructor takes one."""
+def make_bot(cls: type, seed: int, params: Mapping[str, Any] | None = None) -> Any:
+    """An instance of ``cls``, given ``seed`` when its constructor takes one and each
+    of ``params`` (the bot's registered parameters) as a keyword argument.
+
+    Raises:
+        BotLoadFailure: a parameter the constructor does not take.
+    """
     code = getattr(getattr(cls, "__init__", None), "__code__", None)  # None: object's own
-    takes_seed = code is not None and (
-        "seed" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        or bool(code.co_flags & _VAR_KEYWORDS)
-    )
-    return cls(seed=seed) if takes_seed else cls()
+    names = () if code is None else code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+    any_keyword = code is not None and bool(code.co_flags & _VAR_KEYWORDS)
+    extra = dict(params or {})
+    extra.pop("seed", None)
+    refused = [key for key in extra if key not in names and not any_keyword]
+    if refused:
+        takes = ", ".join(name for name in names if name != "seed") or "none"
+        raise BotLoadFailure(
+            f"{cls.__name__} takes no parameter {refused[0]!r} (its __init__ takes: {takes})"
+        )
+    if "seed" in names or any_keyword:
+        extra["seed"] = seed
+    return cls(**extra)
 
 
 class _Plain:
@@ -263,25 +276,37 @@ def _protocol_stdout() -> IO[bytes]:
     return channel
 
 
-def _parse_arguments(argv: Sequence[str]) -> tuple[str, int]:
-    """(target, seed) from ``[--seed N] FILE[:Class]``; exits with the usage otherwise."""
+def _parse_arguments(argv: Sequence[str]) -> tuple[str, int, dict[str, Any]]:
+    """(target, seed, params) from ``[--seed N] [--params JSON] FILE[:Class]``; exits
+    with the usage otherwise."""
     arguments = list(argv)
     seed = 0
-    if len(arguments) == 3 and arguments[0] == "--seed" and arguments[1].lstrip("-").isdigit():
+    params: dict[str, Any] = {}
+    if len(arguments) >= 3 and arguments[0] == "--seed" and arguments[1].lstrip("-").isdigit():
         seed = int(arguments[1])
+        arguments = arguments[2:]
+    if len(arguments) >= 3 and arguments[0] == "--params":
+        try:
+            loaded = json.loads(arguments[1])
+        except ValueError:
+            loaded = None
+        if not isinstance(loaded, dict):
+            print(USAGE + " (--params: a JSON object)", file=sys.stderr)
+            raise SystemExit(2)
+        params = loaded
         arguments = arguments[2:]
     if len(arguments) != 1 or arguments[0].startswith("-"):
         print(USAGE, file=sys.stderr)
         raise SystemExit(2)
-    return arguments[0], seed
+    return arguments[0], seed, params
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    target, seed = _parse_arguments(sys.argv[1:] if argv is None else argv)
+    target, seed, params = _parse_arguments(sys.argv[1:] if argv is None else argv)
     outgoing = _protocol_stdout()
     try:
         cls = load_bot_class(target)
-        bot = make_bot(cls, seed)
+        bot = make_bot(cls, seed, params)
     except BotLoadFailure as exc:
         message = str(exc)
     except Exception as exc:

@@ -323,3 +323,24 @@ def test_penalty_matches_belong_to_kings_in_the_corner() -> None:
         "play", "kings_corner", "-b", "random", "-b", "random", "--match", "penalties-30"
     )
     assert code == 2 and "penalties-25, penalties-50" in one_line_error(err)
+
+
+def test_play_asks_the_game_for_its_match_formats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena play` names no game: which matches a game is played in is the game's own
+    answer (Game.match_formats), here taken away from Kings in the Corner."""
+    from engines.match import SINGLE_FORMAT
+    from engines.registry import all_games, get_game
+
+    source = (Path(__file__).parents[2] / "arena" / "cli" / "play.py").read_text()
+    for game in all_games():
+        assert repr(game.name) not in source and f'"{game.name}"' not in source
+    monkeypatch.setattr(type(get_game("kings_corner")), "match_formats", lambda _: SINGLE_FORMAT)
+    code, _, err = run(
+        "play", "kings_corner", "-b", "random", "-b", "random", "--match", "penalties-25"
+    )
+    assert code == 2 and (
+        "kings_corner is not played in 'penalties-25' matches (its formats: single)"
+        in one_line_error(err)
+    )
+    code, out, _ = run("play", "kings_corner", "-b", "random", "-b", "random", "--seed", "3")
+    assert code == 0, out

@@ -29,8 +29,8 @@ from tests.arena.test_fault_tolerance import (
     run_args,
     start,
     stored,
-    wait_until,
 )
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.xdist_group("subprocess")
 QUIET = Console(file=io.StringIO())
@@ -47,7 +47,8 @@ def small_tournament(db: str, games: int = 20) -> int:
         },
         "test",
     )
-    tournament_id = create_tournament(engine, config)
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config)
     engine.dispose()
     return tournament_id
 
@@ -120,7 +121,7 @@ def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     # Games of ~50 ms: the second resume looks long before the first could finish.
     process = start(db, *run_args("local", 200, SLOWER))
-    wait_until(lambda: stored(db) >= 20)
+    wait_until(lambda: stored(db) >= 20, what="20 games stored")
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert 20 <= stored(db) < 200
@@ -140,7 +141,7 @@ def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
 def test_a_resume_while_the_run_goes_on_exits_2_and_the_run_completes(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     process = start(db, *run_args("local", 200, SLOWER))
-    wait_until(lambda: stored(db) >= 10)
+    wait_until(lambda: stored(db) >= 10, what="10 games stored")
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "local")
     assert code == 2
     assert f"is being run by {socket.gethostname()}:{process.pid} since" in err.replace("\n", "")

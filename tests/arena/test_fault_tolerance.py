@@ -7,8 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,11 +15,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.store.db import open_database
+from tests.waiting import wait_until
 
 runner = CliRunner()
 SLOW = "mcts:iterations=40"
 SLOWER = "mcts:iterations=400"
-pytestmark = pytest.mark.xdist_group("subprocess")
+# Fault injection: kills drivers and Ray workers mid-run.
+pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
 
 
 def arena_in_process(db: str, *args: str) -> tuple[int, str, str]:
@@ -47,15 +47,6 @@ def query(db: str, sql: str) -> list[tuple[object, ...]]:
             return [tuple(r) for r in connection.execute(sa.text(sql))]
     finally:
         engine.dispose()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
 
 
 def stored(db: str, tournament: int = 1) -> int:
@@ -120,7 +111,7 @@ def run_args(executor: str, games: int, bot: str = SLOW) -> list[str]:
 def test_killing_the_driver_is_recovered_by_resume(slow_bot_any_db: str) -> None:
     db = slow_bot_any_db
     process = start(db, *run_args("local", 400))
-    wait_until(lambda: stored(db) >= 40)
+    wait_until(lambda: stored(db) >= 40, what="40 games stored")
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     before = {row[0]: row[1] for row in query(db, 'SELECT "index", id FROM game')}
@@ -139,9 +130,9 @@ def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
     # the first stored batch comes long before the end even on a fast, quiet machine.
     db = slow_bot
     process = start(db, *run_args("local", 300, SLOWER))
-    wait_until(lambda: stored(db) >= 20)
+    wait_until(lambda: stored(db) >= 20, what="20 games stored")
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=300)
     assert process.returncode == 130
     assert "resume with `arena tournament resume 1`" in err and "Traceback" not in err
     assert query(db, "SELECT status FROM tournament") == [("interrupted",)]
@@ -153,10 +144,10 @@ def test_ctrl_c_stops_cleanly_and_resumes(slow_bot: str) -> None:
 def test_cancel_stops_a_running_tournament(slow_bot: str) -> None:
     db = slow_bot
     process = start(db, *run_args("local", 300, SLOWER))
-    wait_until(lambda: stored(db) >= 10)
+    wait_until(lambda: stored(db) >= 10, what="10 games stored")
     code, out, _ = arena_in_process(db, "tournament", "cancel", "1")
     assert code == 0 and "cancelled" in out
-    process.communicate(timeout=60)
+    process.communicate(timeout=300)
     assert process.returncode == 0
     assert query(db, "SELECT status FROM tournament") == [("cancelled",)]
     assert stored(db) < 300
@@ -169,7 +160,7 @@ def test_two_tournaments_write_one_database_at_once(slow_bot_any_db: str) -> Non
     first = start(db, *run_args("local", 300))
     second = start(db, *run_args("local", 300))
     for process in (first, second):
-        _, err = process.communicate(timeout=180)
+        _, err = process.communicate(timeout=300)
         assert process.returncode == 0, err
     for tournament in (1, 2):
         assert_complete_without_duplicates(db, tournament, 300)
@@ -192,10 +183,13 @@ def test_killing_a_ray_worker_costs_at_most_a_retry(slow_bot: str) -> None:
     db = slow_bot
     process = start(db, *run_args("ray", 600))
     try:
-        wait_until(lambda: bool(_ray_task_workers()) and stored(db) >= 20, timeout=120)
+        wait_until(
+            lambda: bool(_ray_task_workers()) and stored(db) >= 20,
+            what="Ray workers playing and 20 games stored",
+        )
         victim = _ray_task_workers()[0]
         os.kill(victim, signal.SIGKILL)
-        _, err = process.communicate(timeout=240)
+        _, err = process.communicate(timeout=600)
         assert process.returncode == 0, err
     finally:
         if process.poll() is None:

@@ -145,6 +145,7 @@ def register(db: Path, name: str, source: BotSource) -> None:
         add_bot(session, name=name, game="koenigsgarten", source=source)
 
 
+@pytest.mark.slow  # fault injection: a tournament of hostile bots
 def test_a_tournament_of_hostile_bots_stores_every_game_with_the_reasons(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     for name, (source, _) in TOURNAMENT_BOTS.items():

@@ -14,8 +14,10 @@ import pytest
 import sqlalchemy as sa
 
 from arena.store.db import open_database
+from tests.waiting import GENEROUS_SECONDS
 
-pytestmark = pytest.mark.xdist_group("subprocess")
+# Starts a Ray cluster.
+pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
 
 
 def free_port() -> int:
@@ -45,7 +47,7 @@ def test_a_tournament_joins_a_running_cluster(tmp_path: Path) -> None:
     )
     db = tmp_path / "arena.db"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + GENEROUS_SECONDS
         result = None
         while time.monotonic() < deadline:
             result = subprocess.run(
@@ -70,7 +72,7 @@ def test_a_tournament_joins_a_running_cluster(tmp_path: Path) -> None:
                 ],
                 capture_output=True,
                 text=True,
-                timeout=120,
+                timeout=GENEROUS_SECONDS,
                 env={k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"},
             )
             if result.returncode == 0 or "cannot start the Ray cluster" not in result.stderr:

@@ -199,7 +199,14 @@ def test_json_names_the_tournament_its_configuration_seed_and_time_control(
     tournament = json.loads(arena(played.db, "report", "1", "-f", "json")[1])["tournament"]
     assert tournament["type"] == "round-robin" and tournament["game"] == "koenigsgarten"
     assert tournament["seed"] == 5 and tournament["config"]["games"] == 30
-    assert tournament["time_control"] == {"per_move": None, "per_game": None, "class": "unlimited"}
+    assert tournament["time_control"] == {
+        "per_move": None,
+        "per_game": None,
+        "each": None,
+        "per_bot": {},
+        "text": "no limit (unlimited)",
+        "class": "unlimited",
+    }
     assert [b["bot"] for b in tournament["bots"]] == ["random@1", "first-legal@1", "flaky@1"]
     assert tournament["created"] and tournament["finished"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.bench.live import live_cost
@@ -15,6 +16,7 @@ from arena.store.db import open_database
 runner = CliRunner()
 
 
+@pytest.mark.slow  # a benchmark's database fill
 def test_the_filled_tournament_reports_like_a_played_one(tmp_path: Path) -> None:
     database = tmp_path / "bench.db"
     engine = open_database(str(database))

@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from arena.players.sandbox.runtime import host_runtime
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source
+from tests.waiting import wait_until
 
 ISOLATION = detect_isolation()
 
@@ -217,9 +217,7 @@ def test_a_cgroup_kills_its_whole_tree_and_is_removed(parents: list[str]) -> Non
             tree = subprocess.Popen(["sh", "-c", script], preexec_fn=join)
             for fd in joins:
                 os.close(fd)
-            deadline = time.monotonic() + 60
-            while len(sleepers()) < 3 and time.monotonic() < deadline:
-                time.sleep(0.02)
+            wait_until(lambda: len(sleepers()) >= 3, what="three sleepers", interval=0.02)
             asleep = sleepers()
             assert len(asleep) == 3  # the one in a session of its own too
             cgroup.kill()
@@ -321,10 +319,11 @@ def test_the_bots_die_with_an_arena_killed_outright() -> None:
     assert processes_of(uid, zombies=False)  # the bot sleeps on its move
     arena.kill()
     arena.wait()
-    deadline = time.monotonic() + 10
-    while processes_of(uid, zombies=False) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert processes_of(uid, zombies=False) == []
+    wait_until(
+        lambda: not processes_of(uid, zombies=False),
+        what="the bot's processes outlived the killed arena",
+        interval=0.05,
+    )
     for parent in ("/dev/shm", "/tmp"):  # what a killed arena leaves (see the test above)
         for left in Path(parent).glob(f"arena-bot-{uid}-*"):
             shutil.rmtree(left)

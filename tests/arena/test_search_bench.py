@@ -39,6 +39,7 @@ def test_search_speed_refuses_a_bot_that_does_not_search() -> None:
         search_speed(KINGS_CORNER, 2, "greedy", positions=1, seconds=0.01)
 
 
+@pytest.mark.slow  # solves whole openings
 def test_opening_solves_agree_with_the_solver_and_never_lose() -> None:
     result = opening_solves(2, seed=9)
     assert len(result.seconds) == len(result.values) == 2
@@ -53,6 +54,7 @@ def test_opening_solves_agree_with_the_solver_and_never_lose() -> None:
     assert result.values[0] == max(values.values())
 
 
+@pytest.mark.slow  # benchmark runs
 def test_the_bench_commands_print_their_tables() -> None:
     result = runner.invoke(app, ["bench", "opening-solve", "--layouts", "2"])
     assert result.exit_code == 0, result.output

@@ -171,6 +171,7 @@ def test_bad_arguments(args: tuple[str, ...], expected: str) -> None:
     assert expected in one_line_error(err)
 
 
+@pytest.mark.slow  # a benchmark run
 def test_bench_solver_reports_shares_and_times() -> None:
     code, out, _ = run(
         "bench", "solver", "blumengarten", "--deals", "3", "--timeout", "1", "--jobs", "1"

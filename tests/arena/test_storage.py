@@ -8,14 +8,16 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 import arena.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from arena.errors import StorageError
-from arena.store.db import open_database, resolve_url, writer
+from arena.play.results import GameStatus, PlayedGame
+from arena.store.db import open_database, resolve_url, session_scope, writer
 from arena.store.games import count_stored, store_games
 from arena.store.migrations import LATEST, VERSION_TABLE, current_version, migrate
-from arena.tournament.execution import PlayedGame
+from arena.store.models import TournamentStatus
+from engines.outcome import Termination
 
 
 def test_migrated_schema_equals_the_models(db_url: str) -> None:
@@ -87,10 +89,10 @@ def _played(index: int) -> PlayedGame:
         index=index,
         seed=index,
         seats=(1, 2),
-        status="ok",
+        status=GameStatus.OK,
         returns=(1.0, -1.0),
         ranking=(1, 2),
-        termination="x",
+        termination=Termination.FOUR_IN_A_PATTERN,
         offender=None,
         reason=None,
         record="{}",
@@ -118,9 +120,12 @@ def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
                 "'round-robin', '{}', 1, 'running', 3, '2026-01-01')"
             )
         )
-    store_games(engine, 1, [_played(0), _played(1)])
-    store_games(engine, 1, [_played(1), _played(2)])
-    assert count_stored(engine, 1) == 3
+    with session_scope(engine) as session:
+        store_games(session, 1, [_played(0), _played(1)])
+    with session_scope(engine) as session:
+        store_games(session, 1, [_played(1), _played(2)])
+    with Session(engine) as session:
+        assert count_stored(session, 1) == 3
     with engine.connect() as connection:
         seats = connection.execute(sa.text("SELECT count(*) FROM game_seat")).scalar()
     assert seats == 6
@@ -173,3 +178,38 @@ def test_upgrading_an_old_database_keeps_its_data(db_url: str) -> None:
                 "'{}', 'h', '2026-01-01', false)"
             )
         )
+
+
+def test_the_upgrade_tells_a_claimed_tournament_from_a_pending_one(db_url: str) -> None:
+    engine = open_database(db_url, migrate_schema=False)
+    with writer(engine).begin() as connection:
+        migrate(connection, upto=5)  # "pending" meant created, or claimed by a worker
+        connection.execute(
+            sa.text(
+                "INSERT INTO account (id, name, token_hash, created) "
+                "VALUES (1, 'alice', 'h', '2026-01-01')"
+            )
+        )
+        for id_, status, owner in [
+            (1, "pending", None),  # created on the command line
+            (2, "pending", 1),  # queued over the web, then claimed by a worker
+            (3, "queued", 1),
+            (4, "completed", 1),
+        ]:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO tournament (id, name, game, options, format, config, seed, "
+                    "status, scheduled, created, owner_id) VALUES (:id, 't', 'koenigsgarten', "
+                    "'{}', 'round-robin', '{}', 1, :status, 0, '2026-01-01', :owner)"
+                ),
+                {"id": id_, "status": status, "owner": owner},
+            )
+    upgraded = open_database(db_url)
+    with upgraded.connect() as connection:
+        rows = connection.execute(sa.text("SELECT id, status FROM tournament ORDER BY id")).all()
+    assert [tuple(row) for row in rows] == [
+        (1, TournamentStatus.PENDING),
+        (2, TournamentStatus.CLAIMED),
+        (3, TournamentStatus.QUEUED),
+        (4, TournamentStatus.COMPLETED),
+    ]

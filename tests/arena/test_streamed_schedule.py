@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from rich.console import Console
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
-from arena.report.build import snapshot_ratings
+from arena.play.results import PlannedGame
+from arena.report.build import record_final_ratings, snapshot_ratings
 from arena.store import games as store_games_module
-from arena.store.db import open_database
+from arena.store.db import open_database, session_scope
 from arena.store.games import unplayed_games
-from arena.store.tally import Standing, StoredGame, game_pages, load_games
+from arena.store.tally import Standing, StoredGame, games_page, load_games
+from arena.tournament import driver
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.tournament.progress import LiveStatistics
@@ -23,10 +27,40 @@ from arena.tournament.scheduling import schedule_tables
 QUIET = Console(file=io.StringIO())
 
 
+def unplayed_in_pages(engine: Engine, tournament_id: int) -> list[PlannedGame]:
+    """The unplayed games, read in keyset pages of 4."""
+    games: list[PlannedGame] = []
+    while True:
+        after = games[-1].index if games else -1
+        with Session(engine) as session:
+            page = unplayed_games(session, tournament_id, after=after, limit=4)
+        games.extend(page)
+        if len(page) < 4:
+            return games
+
+
+def stored_in_pages(engine: Engine, tournament_id: int) -> list[StoredGame]:
+    """The stored games, read in keyset pages of 7."""
+    games: list[StoredGame] = []
+    while True:
+        after = games[-1].index if games else -1
+        with Session(engine) as session:
+            page = games_page(session, tournament_id, after=after, limit=7)
+        if not page:
+            return games
+        games.extend(page)
+
+
+def stored(engine: Engine, tournament_id: int) -> list[StoredGame]:
+    with Session(engine) as session:
+        return load_games(session, tournament_ids=[tournament_id])
+
+
 def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_games_module, "PAGE_ROWS", 7)
+    monkeypatch.setattr(driver, "PAGE_GAMES", 4)  # the runner's reads cross pages too
     engine = open_database(str(tmp_path / "arena.db"))
     config = validate_config(
         {
@@ -38,7 +72,8 @@ def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
         },
         "test",
     )
-    tournament_id = create_tournament(engine, config)
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config)
     with engine.connect() as connection:
         written = connection.execute(
             sa.text('SELECT "index", seed FROM scheduled_game ORDER BY "index"')
@@ -48,12 +83,12 @@ def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
         [(ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[2])], games_per_table=10, seed=4
     )
     assert [tuple(row) for row in written] == [(g.index, g.seed) for g in expected]
-    assert [g.index for g in unplayed_games(engine, tournament_id, page=4)] == list(range(30))
+    assert [g.index for g in unplayed_in_pages(engine, tournament_id)] == list(range(30))
 
     summary = TournamentRunner(engine, tournament_id, console=QUIET).run()
     assert (summary.stored, summary.scheduled) == (30, 30)
-    all_games = load_games(engine, tournament_ids=[tournament_id])
-    assert [g for page in game_pages(engine, tournament_id, page=7) for g in page] == all_games
+    all_games = stored(engine, tournament_id)
+    assert stored_in_pages(engine, tournament_id) == all_games
 
     # A driver killed with gaps in what it stored: the pages skip what is stored.
     with engine.begin() as connection:
@@ -61,14 +96,14 @@ def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
         connection.execute(sa.text('DELETE FROM game WHERE "index" % 3 = 1'))
         connection.execute(sa.text("UPDATE tournament SET status = 'interrupted'"))
     missing = [i for i in range(30) if i % 3 == 1]
-    assert [g.index for g in unplayed_games(engine, tournament_id, page=4)] == missing
+    assert [g.index for g in unplayed_in_pages(engine, tournament_id)] == missing
     summary = TournamentRunner(engine, tournament_id, console=QUIET).run()
     assert (summary.stored, summary.played_now, summary.scheduled) == (30, 10, 30)
     with engine.connect() as connection:
         assert connection.execute(
             sa.text('SELECT count(*), count(DISTINCT "index") FROM game')
         ).one() == (30, 30)
-    assert load_games(engine, tournament_ids=[tournament_id]) == all_games
+    assert stored(engine, tournament_id) == all_games
 
 
 def test_the_live_statistics_hold_only_the_rotations_under_way() -> None:
@@ -96,8 +131,15 @@ def test_the_final_snapshot_from_the_live_elo_is_the_reports(
         {"game": "kardinal", "bots": bots, "games": 12, "seats": seats, "executor": "local"},
         "test",
     )
-    tournament_id = create_tournament(engine, config)
-    TournamentRunner(engine, tournament_id, console=QUIET, rating_interval=5).run()
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, config)
+    TournamentRunner(
+        engine,
+        tournament_id,
+        console=QUIET,
+        rating_interval=5,
+        on_completed=record_final_ratings,
+    ).run()
     columns = "bot_id, method, rating, lower, upper, games"
     query = sa.text(f"SELECT {columns} FROM rating_snapshot ORDER BY bot_id, id")
     with engine.connect() as connection:

@@ -27,6 +27,7 @@ EXAMPLE_BOTS = [
 GAMES = ("koenigsgarten", "kardinal")
 
 
+@pytest.mark.slow  # whole games through each example's own process
 @pytest.mark.parametrize(("source", "name"), EXAMPLE_BOTS)
 @pytest.mark.parametrize("game", GAMES)
 def test_the_example_plays_whole_games(source: BotSource, name: str, game: str) -> None:

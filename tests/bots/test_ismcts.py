@@ -126,11 +126,13 @@ def first_places(game: Game, seats: int, games: int, spec: dict[str, object]) ->
     return firsts / games
 
 
+@pytest.mark.slow  # plays whole games to measure strength
 def test_ismcts_beats_random_play_at_kings_in_the_corner() -> None:
     # Random play places first in a third of three-player games.
     assert first_places(KINGS_CORNER, 3, 9, {"iterations": 25}) >= 2 / 3
 
 
+@pytest.mark.slow  # plays whole games to measure strength
 def test_ismcts_beats_random_play_at_kardinal() -> None:
     # Random play places first in a third of three-player games; IS-MCTS with 30
     # iterations, ranked by places alone, placed first in 6 of 6 (seeds 500–505).

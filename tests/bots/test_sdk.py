@@ -207,6 +207,27 @@ def test_the_seed_is_given_to_constructors_that_take_it() -> None:
     assert isinstance(make_bot(Recorder, 7), Recorder)
 
 
+def test_parameters_are_given_as_keywords_and_refused_when_not_taken() -> None:
+    class Deep:
+        def __init__(self, *, depth: int = 1, style: str = "plain") -> None:
+            self.depth, self.style = depth, style
+
+    class Anything:
+        def __init__(self, **params: object) -> None:
+            self.params = params
+
+    deep = make_bot(Deep, 7, {"depth": 3, "style": "bold", "seed": 7})
+    assert (deep.depth, deep.style) == (3, "bold")  # no seed: Deep does not take one
+    assert make_bot(Anything, 7, {"depth": 3}).params == {"depth": 3, "seed": 7}
+    with pytest.raises(
+        BotLoadFailure,
+        match=r"Deep takes no parameter 'width' \(its __init__ takes: depth, style\)",
+    ):
+        make_bot(Deep, 7, {"width": 2})
+    with pytest.raises(BotLoadFailure, match="Recorder takes no parameter 'depth'"):
+        make_bot(Recorder, 7, {"depth": 2})
+
+
 def test_python_dash_m_bots_sdk_serves_a_file_and_keeps_stdout_for_the_protocol(
     tmp_path: Path,
 ) -> None:

@@ -5,6 +5,7 @@ they did not search."""
 from __future__ import annotations
 
 import ast
+import random
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,38 @@ def test_the_kardinal_turn_search_takes_random_playouts_too() -> None:
     assert can_take(legal)
     action = bot.act(state.observation(state.current_seat), legal, None)
     assert action in legal and bot.last_iterations == 12
+
+
+def single_action_state(game: Game) -> State:
+    """A position of ``game`` with exactly one legal action, from seeded random play."""
+    for seed in range(50):
+        state = game.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                return state
+            state.apply_action(legal[rng.randrange(len(legal))])
+    raise AssertionError(f"no position of {game.name} with a single legal action")
+
+
+@pytest.mark.parametrize(
+    ("kind", "game_name"),
+    [
+        ("mcts", "koenigsgarten"),
+        ("ismcts", "kings_corner"),
+        ("ismcts", "kardinal"),
+        ("greedy", "kardinal"),
+    ],
+)
+def test_a_single_legal_action_is_no_excuse_to_skip_the_checks(kind: str, game_name: str) -> None:
+    game = get_game(game_name)
+    state = single_action_state(game)
+    observation, legal = state.observation(state.current_seat), state.legal_actions()
+    bot = make_bot(kind, game_name)
+    with pytest.raises(GameNotStartedError):
+        bot.act(observation, legal, None)
+    bot.new_game(GameInfo(game, {}, state.current_seat, state.num_seats, 3))
+    with pytest.raises(InvalidStateError, match=rf"no observation of {game_name}"):
+        bot.act({}, legal, None)
+    assert bot.act(observation, legal, None) == legal[0]

@@ -115,6 +115,7 @@ def snapshot(state: BlumengartenState) -> tuple[list[list[str]], list[str], dict
     return observation["columns"], observation["bouquet"], observation["foundations"]
 
 
+@pytest.mark.slow  # a reference implementation on many games
 @pytest.mark.parametrize("sequences", [False, True])
 @settings(max_examples=25)
 @given(seed=st.integers(0, 2**32))

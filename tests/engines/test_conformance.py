@@ -1,4 +1,5 @@
-"""The conformance suite: every registered game, every allowed seat count.
+"""The conformance suite: every registered game, every allowed seat count, every
+named variant (``Game.variants()``).
 
 A game added to the registry is covered here without new code (the model is
 OpenSpiel's random_sim_test). Seeds come from hypothesis, so a failure prints the
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -24,17 +26,36 @@ from engines.errors import GameOverError, IllegalActionError, InvalidActionError
 from engines.outcome import ForfeitReason, Termination
 from engines.registry import all_games
 
-CASES = [
-    pytest.param(game, seats, id=f"{game.name}-{seats}")
-    for game in all_games()
-    for seats in game.seat_counts
-]
+LONG_GAMES = {"kardinal", "kings_corner"}
+"""Games whose seeded playouts take up to seconds each: the checks that play seeded games
+run their cases in `make test`, not in `make test-fast`."""
+
+
+def variant_cases(game: Game, *, long_is_slow: bool = False) -> list[Any]:
+    """The defaults at every seat count, and every other variant at the fewest seats
+    (the cheapest; ``test_every_option_set_plays_within_its_declared_length_and_bounds``
+    plays every variant at every seat count). With ``long_is_slow``, the cases of
+    :data:`LONG_GAMES` are marked ``slow``."""
+    marks = [pytest.mark.slow] if long_is_slow and game.name in LONG_GAMES else []
+    (_, defaults), *others = game.variants().items()
+    seats = game.min_seats
+    return [
+        pytest.param(game, n, defaults, id=f"{game.name}-{n}", marks=marks)
+        for n in game.seat_counts
+    ] + [
+        pytest.param(game, seats, options, id=f"{game.name}-{seats}-{name}", marks=marks)
+        for name, options in others
+    ]
+
+
+CASES = [case for game in all_games() for case in variant_cases(game)]
+LONG_CASES = [case for game in all_games() for case in variant_cases(game, long_is_slow=True)]
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
 
 
-def option_sets(game: Game) -> list[dict[str, object]]:
-    """The defaults, and every yes/no or choice option set to each other value."""
-    sets: list[dict[str, object]] = [{}]
+def option_sets(game: Game) -> list[Any]:
+    """Every named variant, and every yes/no or choice option set to each other value."""
+    sets: list[Any] = list(game.variants().values())
     for spec in game.option_specs():
         choices = spec.kind.split(" | ")
         if spec.kind == "boolean":
@@ -43,11 +64,18 @@ def option_sets(game: Game) -> list[dict[str, object]]:
             sets += [
                 {spec.name: value} for value in map(json.loads, choices) if value != spec.default
             ]
-    return sets
+    unique: list[Any] = []
+    for options in sets:
+        parsed = game.parse_options(options)
+        if parsed not in unique:
+            unique.append(parsed)
+    return unique
 
 
 OPTION_CASES = [
-    pytest.param(game, seats, options, id=f"{game.name}-{seats}-{json.dumps(options)}")
+    pytest.param(
+        game, seats, options, id=f"{game.name}-{seats}-{json.dumps(game.options_to_dict(options))}"
+    )
     for game in all_games()
     for seats in game.seat_counts
     for options in option_sets(game)
@@ -67,11 +95,26 @@ def random_playout(game: Game, seats: int, seed: int, options: Any = None) -> li
     return states
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize("game", all_games(), ids=lambda game: game.name)
+def test_variants_are_named_option_sets_the_defaults_first(game: Game) -> None:
+    variants = game.variants()
+    names = list(variants)
+    assert names and all(name.isidentifier() for name in names), names
+    assert next(iter(variants.values())) == game.parse_options()
+    for name, options in variants.items():
+        assert isinstance(options, game.options_type), name
+        assert game.parse_options(game.options_to_dict(options)) == options, name
+    distinct = [game.options_to_dict(options) for options in variants.values()]
+    assert all(distinct.count(options) == 1 for options in distinct), names
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_playouts_end_within_declared_length(game: Game, seats: int, seed: int) -> None:
-    states = random_playout(game, seats, seed)
+def test_playouts_end_within_declared_length(
+    game: Game, seats: int, options: Any, seed: int
+) -> None:
+    states = random_playout(game, seats, seed, options)
     final = states[-1]
     assert len(final.history) <= game.max_game_length(seats, final.options)
     outcome = final.outcome()
@@ -110,13 +153,13 @@ def test_every_option_set_plays_within_its_declared_length_and_bounds(
         assert all(low <= r <= high for r in outcome.returns), (outcome.returns, (low, high))
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_legal_actions_unique_ordered_and_present_until_the_end(
-    game: Game, seats: int, seed: int
+    game: Game, seats: int, options: Any, seed: int
 ) -> None:
-    for state in random_playout(game, seats, seed):
+    for state in random_playout(game, seats, seed, options):
         legal = state.legal_actions()
         assert legal == state.clone().legal_actions(), "order must not depend on the object"
         assert len(set(legal)) == len(legal), f"duplicate legal actions: {legal}"
@@ -129,11 +172,11 @@ def test_legal_actions_unique_ordered_and_present_until_the_end(
             assert state.outcome() is None
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_action_text_round_trips(game: Game, seats: int, seed: int) -> None:
-    for state in random_playout(game, seats, seed):
+def test_action_text_round_trips(game: Game, seats: int, options: Any, seed: int) -> None:
+    for state in random_playout(game, seats, seed, options):
         for action in state.legal_actions():
             text = str(action)
             assert game.parse_action(text) == action
@@ -141,18 +184,18 @@ def test_action_text_round_trips(game: Game, seats: int, seed: int) -> None:
             assert game.parse_action(text.lower()) == action
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
-def test_malformed_action_text_is_rejected(game: Game, seats: int) -> None:
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_malformed_action_text_is_rejected(game: Game, seats: int, options: Any) -> None:
     for text in ("", "??", "not an action at all", "ZZ>q9"):
         with pytest.raises(InvalidActionError):
             game.parse_action(text)
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_clones_are_independent(game: Game, seats: int, seed: int) -> None:
-    states = random_playout(game, seats, seed)
+def test_clones_are_independent(game: Game, seats: int, options: Any, seed: int) -> None:
+    states = random_playout(game, seats, seed, options)
     middle = states[len(states) // 2]
     before = (middle.to_dict(), [middle.observation(s) for s in range(seats)])
     twin = middle.clone()
@@ -164,11 +207,13 @@ def test_clones_are_independent(game: Game, seats: int, seed: int) -> None:
     assert before == after
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, seed: int) -> None:
-    states = random_playout(game, seats, seed)
+def test_checked_path_rejects_illegal_and_late_actions(
+    game: Game, seats: int, options: Any, seed: int
+) -> None:
+    states = random_playout(game, seats, seed, options)
     every_action = {a for s in states for a in s.legal_actions()}
     for state in states[:-1]:
         assert all(state.is_legal(action) for action in state.legal_actions())
@@ -189,13 +234,13 @@ def test_checked_path_rejects_illegal_and_late_actions(game: Game, seats: int, s
         final.apply_action(next(iter(every_action)))
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_record_replay_reproduces_outcome_and_observations(
-    game: Game, seats: int, seed: int
+    game: Game, seats: int, options: Any, seed: int
 ) -> None:
-    state = game.new_initial_state(seed=seed, seats=seats)
+    state = game.new_initial_state(seed=seed, seats=seats, options=options)
     seen: list[list[object]] = [[state.observation(s) for s in range(seats)]]
     bots = [RandomBot(seed=seat) for seat in range(seats)]
     record = play_game(
@@ -217,23 +262,25 @@ def test_record_replay_reproduces_outcome_and_observations(
     assert record.outcome == state.outcome().to_dict()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_observations_are_json_data(game: Game, seats: int, seed: int) -> None:
-    for state in random_playout(game, seats, seed):
+def test_observations_are_json_data(game: Game, seats: int, options: Any, seed: int) -> None:
+    for state in random_playout(game, seats, seed, options):
         for seat in range(seats):
             observation = state.observation(seat)
             assert isinstance(observation, dict)
             assert json.loads(json.dumps(observation)) == observation
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @settings(max_examples=8)
 @given(seed=seeds)
-def test_determinisation_agrees_with_the_observation(game: Game, seats: int, seed: int) -> None:
+def test_determinisation_agrees_with_the_observation(
+    game: Game, seats: int, options: Any, seed: int
+) -> None:
     rng = random.Random(seed)
-    for state in random_playout(game, seats, seed)[:-1]:
+    for state in random_playout(game, seats, seed, options)[:-1]:
         for seat in range(seats):
             observation = state.observation(seat)
             sample = game.state_from_observation(observation, rng)
@@ -246,15 +293,15 @@ def test_determinisation_agrees_with_the_observation(game: Game, seats: int, see
                 sample.apply_action(legal[rng.randrange(len(legal))])
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
-def test_hidden_information_is_really_resampled(game: Game, seats: int) -> None:
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_hidden_information_is_really_resampled(game: Game, seats: int, options: Any) -> None:
     """For hidden-information games, a determinisation must not just copy the truth:
     over a game, some sample shows another seat something different."""
     if game.perfect_information:
         pytest.skip("perfect information: nothing is hidden")
     rng = random.Random(7)
     differs = False
-    for state in random_playout(game, seats, 7)[:-1]:
+    for state in random_playout(game, seats, 7, options)[:-1]:
         observer = state.current_seat
         sample = game.state_from_observation(state.observation(observer), rng)
         others = [s for s in range(seats) if s != observer] or [observer]
@@ -264,11 +311,11 @@ def test_hidden_information_is_really_resampled(game: Game, seats: int) -> None:
     assert differs
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_states_pickle_and_serialise(game: Game, seats: int, seed: int) -> None:
-    states = random_playout(game, seats, seed)
+def test_states_pickle_and_serialise(game: Game, seats: int, options: Any, seed: int) -> None:
+    states = random_playout(game, seats, seed, options)
     for state in (states[0], states[len(states) // 2], states[-1]):
         copy = pickle.loads(pickle.dumps(state))
         assert copy.to_dict() == state.to_dict()
@@ -282,23 +329,46 @@ def test_states_pickle_and_serialise(game: Game, seats: int, seed: int) -> None:
         ]
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
-def test_one_seed_one_game(game: Game, seats: int, seed: int) -> None:
-    first = random_playout(game, seats, seed)[-1]
-    second = random_playout(game, seats, seed)[-1]
+def test_one_seed_one_game(game: Game, seats: int, options: Any, seed: int) -> None:
+    first = random_playout(game, seats, seed, options)[-1]
+    second = random_playout(game, seats, seed, options)[-1]
     assert first.to_dict() == second.to_dict()
     if game.has_chance:
-        other = game.new_initial_state(seed=seed + 1, seats=seats)
+        other = game.new_initial_state(seed=seed + 1, seats=seats, options=options)
         assert other.deal() != first.deal()
 
 
-@pytest.mark.parametrize(("game", "seats"), CASES)
-def test_deal_round_trips_through_state_from_deal(game: Game, seats: int) -> None:
-    state = game.new_initial_state(seed=11, seats=seats)
-    again = game.state_from_deal(json.loads(json.dumps(state.deal())), seats=seats)
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_deal_round_trips_through_state_from_deal(game: Game, seats: int, options: Any) -> None:
+    state = game.new_initial_state(seed=11, seats=seats, options=options)
+    again = game.state_from_deal(json.loads(json.dumps(state.deal())), seats=seats, options=options)
     assert again.deal() == state.deal()
     assert [again.observation(s) for s in range(seats)] == [
         state.observation(s) for s in range(seats)
     ]
+
+
+def declared_types(cls: type, base: type) -> tuple[Any, ...]:
+    """The type arguments ``cls`` gives its generic base ``base`` (``State[Card, …]``)."""
+    for klass in cls.__mro__:
+        for origin in getattr(klass, "__orig_bases__", ()):
+            if typing.get_origin(origin) is base:
+                return typing.get_args(origin)
+    raise AssertionError(f"{cls.__name__} does not parametrise {base.__name__}")
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+def test_game_and_state_declare_the_action_and_options_types(
+    game: Game, seats: int, options: Any
+) -> None:
+    states = random_playout(game, seats, 5, options)
+    action_type, options_type = declared_types(type(states[0]), State)
+    assert declared_types(type(game), Game) == (action_type, options_type)
+    assert options_type is game.options_type
+    for state in states:
+        assert isinstance(state.options, options_type)
+        assert all(isinstance(action, action_type) for action in state.legal_actions())
+    assert all(isinstance(action, action_type) for _, action in states[-1].history)

@@ -1,11 +1,12 @@
-"""The examples in the engines' docstrings run as tests, so they stay true (the
-modules of engines/ itself; a sub-package runs its own)."""
+"""The examples in the engines' docstrings run as tests, so they stay true: every
+module of ``engines/`` and of its sub-packages (``engines.envs``)."""
 
 from __future__ import annotations
 
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -13,10 +14,20 @@ import pytest
 import engines
 
 MODULES = [
-    importlib.import_module(f"engines.{module.name}")
-    for module in pkgutil.iter_modules(engines.__path__)
-    if not module.ispkg
+    importlib.import_module(module.name)
+    for module in pkgutil.walk_packages(engines.__path__, prefix="engines.")
 ]
+
+
+def test_every_engines_module_is_collected() -> None:
+    root = Path(engines.__file__).parent
+    on_disk = {
+        ".".join(("engines", *path.relative_to(root).with_suffix("").parts)).removesuffix(
+            ".__init__"
+        )
+        for path in root.rglob("*.py")
+    }
+    assert {module.__name__ for module in MODULES} | {"engines"} == on_disk
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda module: module.__name__)

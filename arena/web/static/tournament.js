@@ -11,7 +11,7 @@
   const status = document.getElementById("status");
   const message = document.getElementById("status-message");
   const standings = document.getElementById("standings-area");
-  const LIVE = ["queued", "pending", "running"];
+  const LIVE = ["pending", "queued", "claimed", "running"];
   let stored = Number(bar.value);
 
   async function poll() {

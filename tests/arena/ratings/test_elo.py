@@ -290,6 +290,7 @@ def test_hessian_intervals_cover_the_truth_95_percent(draw_rate: float, seat_eff
     assert 0.92 <= coverage(200, draw_rate=draw_rate, seat_effect=seat_effect) <= 0.98
 
 
+@pytest.mark.slow  # a coverage simulation
 def test_bootstrap_intervals_cover_the_truth_near_95_percent() -> None:
     share = coverage(
         60, draw_rate=0.3, seat_effect=0.8, interval="bootstrap", bootstrap_samples=200

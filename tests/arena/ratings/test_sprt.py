@@ -209,6 +209,7 @@ def decision_shares(
 SETTINGS = SprtSettings(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05)
 
 
+@pytest.mark.slow  # an error-rate simulation
 @pytest.mark.parametrize("paired", [False, True], ids=["trinomial", "pentanomial"])
 def test_error_rates_on_simulated_streams(paired: bool) -> None:
     def distribution(nelo: float) -> np.ndarray:

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 from sqlalchemy.engine import Engine
 
+from arena.report.build import record_final_ratings
 from arena.store.db import open_database, session_scope
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
@@ -27,8 +28,14 @@ class FirstLegal:
 def play_tournament(engine: Engine, **config: object) -> int:
     """Create and run a tournament with the local executor; returns its id."""
     settings = {"executor": "local", "games": 2, "seed": 3, **config}
-    tournament_id = create_tournament(engine, validate_config(settings, "test"))
-    TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO())).run()
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, validate_config(settings, "test"))
+    TournamentRunner(
+        engine,
+        tournament_id,
+        console=Console(file=io.StringIO()),
+        on_completed=record_final_ratings,
+    ).run()
     return tournament_id
 
 

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from arena.store.db import open_database
 from tests.arena.web.conftest import FIRST_LEGAL, make_account, play_tournament
+from tests.waiting import wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,6 +36,7 @@ pytestmark = [
         not CHROMIUM.exists(), reason="needs Debian's chromium (.ci/run installs it)"
     ),
     pytest.mark.xdist_group("browser"),
+    pytest.mark.slow,  # a live server and a browser
 ]
 
 
@@ -74,17 +75,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        try:
+            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/games", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None, server.stderr.read() if server.stderr else ""
-            assert time.monotonic() < deadline, "arena serve did not start in 30 s"
-            time.sleep(0.1)
+        wait_until(up, what="arena serve did not start")
         yield Site(url, token, int(game_id))
     finally:
         server.terminate()

@@ -11,12 +11,12 @@ from sqlalchemy.engine import Engine
 from arena.report.build import Report, game_leaderboard
 from arena.web.cache import ReportCache, games_version
 from tests.arena.web.conftest import Web, play_tournament
+from tests.waiting import GENEROUS_SECONDS, wait_until
 
 
-def counting(engine: Engine, calls: list[float], delay: float = 0.0):  # type: ignore[no-untyped-def]
+def counting(engine: Engine, calls: list[float]):  # type: ignore[no-untyped-def]
     def compute() -> Report:
         calls.append(time.monotonic())
-        time.sleep(delay)
         return game_leaderboard(engine, "koenigsgarten")
 
     return compute
@@ -56,7 +56,16 @@ def test_a_slow_report_is_served_stale_while_one_refit_runs(engine: Engine) -> N
     play_tournament(engine, game="koenigsgarten", bots=["random", "first-legal"])
     cache = ReportCache(sync_seconds=0.05)
     calls: list[float] = []
-    compute = counting(engine, calls, delay=1.0)
+    refit_may_end = threading.Event()
+
+    def compute() -> Report:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            time.sleep(0.1)  # longer than sync_seconds: a slow report
+        else:
+            assert refit_may_end.wait(GENEROUS_SECONDS)  # the refit lasts while readers read
+        return game_leaderboard(engine, "koenigsgarten")
+
     old = cache.get("board", games_version(engine, game="koenigsgarten"), compute)
     play_tournament(engine, game="koenigsgarten", bots=["random", "greedy"], games=4)
     version = games_version(engine, game="koenigsgarten")
@@ -65,17 +74,20 @@ def test_a_slow_report_is_served_stale_while_one_refit_runs(engine: Engine) -> N
         threading.Thread(target=lambda: answers.append(cache.get("board", version, compute)))
         for _ in range(5)
     ]
-    started = time.monotonic()
     for reader in readers:
         reader.start()
     for reader in readers:
-        reader.join()
-    assert time.monotonic() - started < 0.5  # nobody waited for the refit
+        reader.join(GENEROUS_SECONDS)
+    # Every reader was answered while the refit could not end: nobody waited for it.
+    assert len(answers) == 5
     assert all(not a.current and a.entry is old.entry for a in answers)
-    deadline = time.monotonic() + 10
-    while (latest := cache.get("board", version, compute)).entry is old.entry:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    refit_may_end.set()
+    wait_until(
+        lambda: cache.get("board", version, compute).entry is not old.entry,
+        what="the refit did not replace the stale report",
+        interval=0.02,
+    )
+    latest = cache.get("board", version, compute)
     assert latest.current and latest.entry.report.games == 6
     assert len(calls) == 2  # one refit for all the readers
 

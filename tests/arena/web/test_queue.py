@@ -5,10 +5,14 @@ from __future__ import annotations
 import io
 
 import pytest
+import sqlalchemy as sa
 from rich.console import Console
 
+import arena.tournament.driver
+from arena.errors import StorageError
+from arena.store.models import TournamentStatus
 from arena.tournament.driver import TournamentRunner
-from arena.web.worker import QUEUED, REQUEUED_MESSAGE, claim_next, run_claimed, run_worker
+from arena.web.worker import REQUEUED_MESSAGE, claim_next, run_claimed, run_worker
 from tests.arena.web.conftest import Web
 
 QUIET = Console(file=io.StringIO())
@@ -31,7 +35,7 @@ def test_a_toml_config_is_queued_and_a_worker_runs_it(web: Web) -> None:
     )
     assert response.status_code == 202, response.text
     queued = response.json()
-    assert queued["status"] == QUEUED and queued["owner"] == "alice"
+    assert queued["status"] == TournamentStatus.QUEUED and queued["owner"] == "alice"
     assert queued["scheduled"] == 6 and queued["stored"] == 0
     assert response.headers["location"] == f"/api/tournaments/{queued['id']}"
     assert run_worker(web.engine, once=True, console=QUIET) == 1
@@ -39,6 +43,38 @@ def test_a_toml_config_is_queued_and_a_worker_runs_it(web: Web) -> None:
     assert done["status"] == "completed" and done["stored"] == 6
     assert web.client.get(f"/api/tournaments/{queued['id']}/report").status_code == 200
     assert run_worker(web.engine, once=True, console=QUIET) == 0
+
+
+def test_a_failure_while_queueing_leaves_nothing_behind(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(*args: object) -> None:
+        raise StorageError("database error: the disk is full")
+
+    # The schedule is the last thing written: the tournament and its participants are
+    # in the transaction by then.
+    monkeypatch.setattr(arena.tournament.driver, "schedule_games", failing)
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    response = web.client.post("/api/tournaments", headers=web.auth(), json=config)
+    assert response.status_code == 503, response.text
+    with web.engine.connect() as connection:
+        for table in ("tournament", "participant", "scheduled_game"):
+            count = connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar()
+            assert count == 0, table
+    assert web.client.get("/api/tournaments").json()["total"] == 0
+    assert claim_next(web.engine) is None
+
+
+def test_a_claimed_tournament_says_so(web: Web) -> None:
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    tournament_id = web.client.post("/api/tournaments", headers=web.auth(), json=config).json()[
+        "id"
+    ]
+    assert claim_next(web.engine) == tournament_id
+    claimed = web.client.get(f"/api/tournaments/{tournament_id}").json()
+    assert claimed["status"] == TournamentStatus.CLAIMED == "claimed"
+    listed = web.client.get("/api/tournaments", params={"status": "claimed"}).json()
+    assert [t["id"] for t in listed["items"]] == [tournament_id]
 
 
 def test_two_workers_never_claim_the_same_tournament(web: Web) -> None:
@@ -74,7 +110,7 @@ def test_a_stopped_worker_puts_the_tournament_back_in_the_queue(
     summary = run_claimed(web.engine, tournament_id, executor=None, console=QUIET)
     assert summary is not None and summary.status == "interrupted"
     requeued = web.client.get(f"/api/tournaments/{tournament_id}").json()
-    assert requeued["status"] == QUEUED and requeued["message"] == REQUEUED_MESSAGE
+    assert requeued["status"] == TournamentStatus.QUEUED and requeued["message"] == REQUEUED_MESSAGE
     monkeypatch.setattr(TournamentRunner, "_play", original)
     assert run_worker(web.engine, once=True, console=QUIET) == 1
     assert web.client.get(f"/api/tournaments/{tournament_id}").json()["stored"] == 4

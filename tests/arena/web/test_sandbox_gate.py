@@ -93,6 +93,7 @@ def serve_statement(tmp_path: Path, *flags: str) -> str:
     return " ".join(line.strip() for line in lines)
 
 
+@pytest.mark.slow  # starts `arena serve` twice
 def test_serve_states_the_isolation_and_its_upload_policy(tmp_path: Path) -> None:
     isolation = detect_isolation()
     text = serve_statement(tmp_path)

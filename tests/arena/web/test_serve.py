@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -16,15 +15,10 @@ import pytest
 from arena.store.db import open_database
 from tests.arena.web.conftest import make_account
 from tests.arena.web.test_browser import free_port
+from tests.waiting import wait_until
 
-pytestmark = pytest.mark.xdist_group("browser")
-
-
-def wait_until(condition: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
+# A live server and its worker in processes of their own.
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.slow]
 
 
 def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
@@ -50,7 +44,7 @@ def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
             return False
 
     try:
-        wait_until(up, 30, "arena serve did not start")
+        wait_until(up, what="arena serve did not start")
         queued = httpx.post(
             f"{url}/api/tournaments",
             headers={"Authorization": f"Bearer {token}"},
@@ -65,13 +59,12 @@ def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
         tournament = f"{url}/api/tournaments/{queued.json()['id']}"
         wait_until(
             lambda: httpx.get(tournament).json()["status"] == "completed",
-            60,
-            "the worker did not run the queued tournament",
+            what="the worker did not run the queued tournament",
         )
         assert httpx.get(tournament).json()["stored"] == 4
     finally:
         server.send_signal(signal.SIGINT)
-        server.wait(40)
+        server.wait(300)
     assert server.returncode == 0
     stderr = server.stderr.read().decode() if server.stderr else ""
     assert "worker: stopped after 1 tournament" in stderr

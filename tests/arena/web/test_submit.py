@@ -113,6 +113,7 @@ def test_an_archive_with_folders_runs_by_its_command(web: Web) -> None:
             "name": "packed",
             "game": "koenigsgarten",
             "command": "python3 {code}/bot/main.py {code}/bot",
+            "params": '{"depth": 2}',
         },
         files={"archive": ("packed.tar.gz", archive, "application/gzip")},
     )
@@ -120,6 +121,7 @@ def test_an_archive_with_folders_runs_by_its_command(web: Web) -> None:
     assert "archived speaks protocol 1" in response.json()["check"]
     (bot,) = stored(web)
     assert bot.kind == "command" and bot.entry == "python3 {code}/bot/main.py {code}/bot"
+    assert bot.params == {"depth": 2}  # its new_game message carries them
     assert arena.players.loader.command_files(bot.code)["bot/strategy/pick.py"].startswith(
         "def choose"
     )

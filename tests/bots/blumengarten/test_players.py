@@ -36,9 +36,12 @@ def stuck_after_spades() -> dict[str, Any]:
 
 def test_the_kinds_are_registered_for_blumengarten() -> None:
     assert isinstance(make_bot("greedy", "blumengarten"), GreedyBot)
-    solver = make_bot("solver", "blumengarten", {"time_limit": "1.5", "node_limit": "500"})
+    solver = make_bot("solver", "blumengarten", {"seconds": "1.5", "node_limit": "500"})
     assert isinstance(solver, SolverBot)
-    assert solver.time_limit == 1.5 and solver.node_limit == 500
+    assert solver.seconds == 1.5 and solver.node_limit == 500
+    # The old spelling still loads (bots stored with it), as the new one.
+    old = make_bot("solver", "blumengarten", {"time_limit": "2.5"})
+    assert isinstance(old, SolverBot) and old.seconds == 2.5
     assert isinstance(make_bot("random", "blumengarten"), RandomBot)
 
 
@@ -72,14 +75,14 @@ def test_greedy_beats_random_on_average() -> None:
 
 def test_solver_plays_its_winning_line() -> None:
     state = GAME.state_from_deal(low_cards_first(), seats=1)
-    record = play_game(state, [SolverBot(time_limit=5)])
+    record = play_game(state, [SolverBot(seconds=5)])
     assert record.outcome_value.termination == Termination.WON
     assert len(record.actions) == 52
 
 
 def test_solver_plays_its_best_line_then_resigns_when_lost() -> None:
     state = GAME.state_from_deal(stuck_after_spades(), seats=1)
-    record = play_game(state, [SolverBot(time_limit=5)])
+    record = play_game(state, [SolverBot(seconds=5)])
     assert [text for _, text in record.actions] == ["AS>f", "2S>f", "3S>f", "4S>f", "5S>f"]
     # after the fifth spade no card can move: the game ends before the bot resigns
     assert record.outcome_value.returns == (5.0,)
@@ -87,7 +90,7 @@ def test_solver_plays_its_best_line_then_resigns_when_lost() -> None:
 
 def test_solver_resigns_after_its_best_line_on_a_budget() -> None:
     state = GAME.new_initial_state(seed=1)
-    record = play_game(state, [SolverBot(time_limit=5, node_limit=200)])
+    record = play_game(state, [SolverBot(seconds=5, node_limit=200)])
     outcome = record.outcome_value
     assert not outcome.is_forfeit
     if outcome.termination != Termination.WON:
@@ -96,7 +99,7 @@ def test_solver_resigns_after_its_best_line_on_a_budget() -> None:
 
 def test_solver_keeps_within_the_game_clock() -> None:
     state = GAME.new_initial_state(seed=2)
-    record = play_game(state, [SolverBot(time_limit=30)], time_control=TimeControl(per_game=3))
+    record = play_game(state, [SolverBot(seconds=30)], time_control=TimeControl(per_game=3))
     assert not record.outcome_value.is_forfeit
 
 

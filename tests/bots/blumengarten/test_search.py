@@ -201,6 +201,7 @@ def winning_lines() -> list[tuple[int, tuple[Move, ...]]]:
     return lines
 
 
+@pytest.mark.slow  # brute force
 @settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 @given(pick=st.integers(0, 2**32), score=st.integers(26, 46), detour=st.integers(0, 30))
 def test_the_solver_agrees_with_brute_force_late_in_the_game(

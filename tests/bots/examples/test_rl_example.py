@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sqlmodel import Session
 from typer.testing import CliRunner
 
@@ -36,6 +37,7 @@ def test_the_written_bot_carries_the_weights() -> None:
     assert namespace["WEIGHTS"] == tuple(round(w, 4) for w in weights)
 
 
+@pytest.mark.slow  # trains, then runs a tournament
 def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
     bot_file, db = tmp_path / "learned.py", tmp_path / "arena.db"
     assert (
@@ -58,7 +60,9 @@ def test_train_register_and_rank_against_the_builtins(tmp_path: Path) -> None:
         learned = find_bot(session, "learned", game="koenigsgarten").id
         random_bot = find_bot(session, "random", game="koenigsgarten").id
     points = games = 0.0
-    for game in finished_games(engine, 1):
+    with Session(engine) as session:
+        finished = finished_games(session, 1)
+    for game in finished:
         if set(game.seats) == {learned, random_bot}:
             games += 1
             place = game.ranking[game.seats.index(learned)]

@@ -119,6 +119,7 @@ def adversarial_decks(draw: st.DrawFn) -> Deck:
     return Deck(cards=cards, tablets=tablets)
 
 
+@pytest.mark.slow  # plays every bot on random decks
 @settings(max_examples=6)
 @given(deck=adversarial_decks(), seats=st.sampled_from([2, 5]), seed=st.integers(0, 1000))
 def test_every_bot_moves_in_time_on_random_adversarial_decks(

@@ -85,6 +85,7 @@ def test_the_plans_are_those_of_a_search_of_every_order() -> None:
     assert compared >= 12
 
 
+@pytest.mark.slow  # compares with a search of every order
 def test_plans_mid_turn_and_with_tablets_match_a_search_of_every_order() -> None:
     # Mid-turn (stopping is a plan) and with several tablets in hand (reclaim after
     # paying a stone is worth more than before): orders matter to the value.

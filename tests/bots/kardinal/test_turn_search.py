@@ -108,6 +108,7 @@ def test_the_search_plays_the_first_action_of_one_of_its_plans() -> None:
         assert action in firsts or (stops and action.split()[0] in {"stone", "move", "end"})
 
 
+@pytest.mark.slow  # searches many whole turns
 def test_after_taking_the_stone_follows_the_greedy_rule() -> None:
     checked = 0
     for state in positions(40, seed=8):

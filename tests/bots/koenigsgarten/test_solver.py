@@ -136,6 +136,7 @@ def test_solving_a_finished_game_is_refused() -> None:
         solve_state(state)
 
 
+@pytest.mark.slow  # solves whole layouts
 def test_the_first_player_never_loses_a_random_layout() -> None:
     # RULINGS: with perfect play the first player wins about 2/3 of random layouts
     # and draws the rest. Six seeded layouts: never a loss, and both results occur.
@@ -144,6 +145,7 @@ def test_the_first_player_never_loses_a_random_layout() -> None:
     assert WIN in values and DRAW in values
 
 
+@pytest.mark.slow  # solves whole games
 def test_the_solver_bot_keeps_every_value_it_sees_against_random() -> None:
     # Whatever the solver could force at any of its moves, it gets at least that.
     for seed in range(4):

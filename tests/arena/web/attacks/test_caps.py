@@ -128,7 +128,8 @@ def _run(engine: Engine, **config: object) -> list[tuple[str, str | None, int | 
     with session_scope(engine) as session:
         add_bot(session, name="legal", game="koenigsgarten", source=source)
     settings = {**BASE, "bots": ["legal", "first-legal"], "games": 1, **config}
-    tournament_id = create_tournament(engine, validate_config(settings))
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, validate_config(settings))
     TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO())).run()
     with engine.connect() as connection:
         rows = connection.exec_driver_sql(

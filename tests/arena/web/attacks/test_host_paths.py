@@ -132,7 +132,8 @@ def test_forfeit_messages_quote_a_short_excerpt_everywhere_they_are_shown(web: W
     with session_scope(web.engine) as session:  # straight in: the check would refuse it
         add_bot(session, name="loud", game="koenigsgarten", source=source)
     config = {"game": "koenigsgarten", "bots": ["loud", "first-legal"], "games": 1}
-    tournament_id = create_tournament(web.engine, validate_config({**config, "executor": "local"}))
+    with session_scope(web.engine) as session:
+        tournament_id = create_tournament(session, validate_config({**config, "executor": "local"}))
     TournamentRunner(web.engine, tournament_id, console=Console(file=io.StringIO())).run()
     games = web.client.get(f"/api/tournaments/{tournament_id}/games").json()["items"]
     assert {game["reason"] for game in games} == {"illegal_action"}

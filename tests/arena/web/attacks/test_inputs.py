@@ -108,7 +108,10 @@ def test_a_bad_configuration_body_is_a_4xx_naming_the_problem(
         ('{"seed": 1e400}', "parameter 'seed' of a Python bot: an integer"),
         ('{"seed": NaN}', "NaN is not a number here"),
         ('{"seed": 99999999999999999999}', "an integer of at most 63 bits"),
-        ('{"depth": 3}', "a Python bot takes one parameter, 'seed'"),
+        # Parameters go to the bot's constructor: the submission check refuses one it
+        # does not take.
+        ('{"depth": 3}', "FirstLegal takes no parameter 'depth'"),
+        ('{"bad name": 3}', "bad parameter name 'bad name' of a Python bot"),
         ('{"seed": ' + "[" * 5000 + "]" * 5000 + "}", "nested more than 32 levels"),
     ],
 )

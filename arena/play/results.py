@@ -1,0 +1,119 @@
+"""A tournament's games as values: planned, played and finished.
+
+The scheduler plans games, a worker plays them, the store writes and reads them and
+the adaptive formats decide from them, so the values live here, below all of those:
+the store never imports the tournament that runs them. A game just played is built
+in one way, :meth:`PlayedGame.from_record` (a host failure by
+:meth:`PlayedGame.host_error`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.play.records import GameRecord, host_error_record
+from engines.outcome import ForfeitReason, Termination
+
+
+class GameStatus(StrEnum):
+    """How a stored game went: the words the database stores, so they never change."""
+
+    OK = "ok"
+    """Played to its end."""
+    FORFEIT = "forfeit"
+    """A seat forfeited (the outcome's ``offender`` and ``reason`` say who and why)."""
+    ERROR = "error"
+    """The host could not play it (an engine or host fault); it counts for no bot."""
+
+
+@dataclass(frozen=True)
+class PlannedGame:
+    """A game to play: its index in the tournament, deal seed and bots by seat."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]
+    batch: int = 0
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """What adaptive schedulers need to know of a stored game."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayedGame:
+    """A finished game as a worker reports it and the store writes it."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]
+    status: GameStatus
+    returns: tuple[float, ...]
+    ranking: tuple[int, ...]
+    termination: Termination
+    offender: int | None
+    reason: ForfeitReason | None
+    record: str
+    """The record as JSON text (docs/records.md), or a host error's description."""
+    duration: float
+    worker: str
+
+    @classmethod
+    def from_record(cls, planned: PlannedGame, record: GameRecord, *, worker: str) -> PlayedGame:
+        """The result of ``planned``, played (or forfeited) as ``record`` holds it."""
+        # The record's outcome came from an Outcome: read it without validating again.
+        outcome = record.outcome
+        offender, reason = outcome.get("offender"), outcome.get("reason")
+        return cls(
+            index=planned.index,
+            seed=planned.seed,
+            seats=planned.seats,
+            status=GameStatus.OK if offender is None else GameStatus.FORFEIT,
+            returns=tuple(outcome["returns"]),
+            ranking=tuple(outcome["ranking"]),
+            termination=Termination(outcome["termination"]),
+            offender=offender,
+            reason=None if reason is None else ForfeitReason(reason),
+            record=record.model_dump_json(),
+            duration=record.duration or 0.0,
+            worker=worker,
+        )
+
+    @classmethod
+    def host_error(
+        cls,
+        planned: PlannedGame,
+        *,
+        game: str,
+        players: list[str],
+        message: str,
+        duration: float,
+        worker: str,
+    ) -> PlayedGame:
+        """``planned`` as a game the host could not play: every seat shares first place
+        with nothing, and the record describes the failure."""
+        seats = len(planned.seats)
+        return cls(
+            index=planned.index,
+            seed=planned.seed,
+            seats=planned.seats,
+            status=GameStatus.ERROR,
+            returns=(0.0,) * seats,
+            ranking=(1,) * seats,
+            termination=Termination.ERROR,
+            offender=None,
+            reason=None,
+            record=host_error_record(
+                game=game, seed=planned.seed, players=players, message=message
+            ),
+            duration=duration,
+            worker=worker,
+        )
