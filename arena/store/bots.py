@@ -484,10 +484,10 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
 def list_bots(
     session: Session, *, game: str | None = None, include_retired: bool = False
 ) -> Sequence[BotVersion]:
-    from engines.registry import get_game
-
     query = select(BotVersion)
     if game is not None:
+        from engines.registry import get_game
+
         query = query.where(BotVersion.game == get_game(game).name)
     if not include_retired:
         query = query.where(col(BotVersion.retired).is_(False))
