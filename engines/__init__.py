@@ -7,7 +7,7 @@ line catches our errors without paying for the engines.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,28 +29,28 @@ if TYPE_CHECKING:
     from engines.registry import all_games, get_game, register
 
 _MODULE_OF = {
-    "Card": "engines.cards",
-    "parse_card": "engines.cards",
-    "TERMINAL": "engines.core",
-    "Action": "engines.core",
-    "Game": "engines.core",
-    "OptionSpec": "engines.core",
-    "State": "engines.core",
-    "play_random": "engines.core",
-    "GameError": "engines.errors",
-    "GameOverError": "engines.errors",
-    "IllegalActionError": "engines.errors",
-    "InvalidActionError": "engines.errors",
-    "InvalidCardError": "engines.errors",
-    "InvalidDealError": "engines.errors",
-    "InvalidStateError": "engines.errors",
-    "OptionError": "engines.errors",
-    "SeatCountError": "engines.errors",
-    "UnknownGameError": "engines.errors",
-    "Outcome": "engines.outcome",
-    "all_games": "engines.registry",
-    "get_game": "engines.registry",
-    "register": "engines.registry",
+    "Card": "cards",
+    "parse_card": "cards",
+    "TERMINAL": "core",
+    "Action": "core",
+    "Game": "core",
+    "OptionSpec": "core",
+    "State": "core",
+    "play_random": "core",
+    "GameError": "errors",
+    "GameOverError": "errors",
+    "IllegalActionError": "errors",
+    "InvalidActionError": "errors",
+    "InvalidCardError": "errors",
+    "InvalidDealError": "errors",
+    "InvalidStateError": "errors",
+    "OptionError": "errors",
+    "SeatCountError": "errors",
+    "UnknownGameError": "errors",
+    "Outcome": "outcome",
+    "all_games": "registry",
+    "get_game": "registry",
+    "register": "registry",
 }
 
 __all__ = [
@@ -84,7 +84,8 @@ def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'engines' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    __import__(f"engines.{module}")  # a name of the fixed table above, never a scan
+    value = getattr(sys.modules[f"engines.{module}"], name)
     globals()[name] = value
     return value
 
