@@ -61,9 +61,9 @@ def ray_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}
 
 
-NODE_ENV = {**ray_env(), "RAY_AUTH_MODE": "token"}
-"""A node's: `ray start --head` demands a token (Ray 2.59+); a node joining it, and `ray
-status`, send the one in ~/.ray/auth_token only in token mode (docs/cluster.md)."""
+JOINING_ENV = {**ray_env(), "RAY_AUTH_MODE": "token"}
+"""A joining node's and `ray status`'s: `ray start --head` demands a token (Ray 2.59+),
+and they send the one in ~/.ray/auth_token only in token mode (docs/cluster.md)."""
 
 
 def free_port() -> int:
@@ -156,19 +156,17 @@ class RayNode:
                     continue  # it ended meanwhile
         return found
 
-    def kill(self, sig: signal.Signals = signal.SIGKILL) -> None:
+    def kill(self) -> None:
+        """SIGKILL every process of the node, as a machine that dies: no goodbye."""
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, sig)
+            os.killpg(self.process.pid, signal.SIGKILL)
         for pid in self.pids():  # a process that left the group
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
+                os.kill(pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        self.kill(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=60)
-        self.kill(signal.SIGKILL)
-        self.process.wait(timeout=60)
+        self.kill()  # a graceful stop costs half a minute and leaves nothing more behind
+        self.process.wait(timeout=GENEROUS_SECONDS)
         wait_until(lambda: not self.pids(), what=f"the Ray processes of {self.temp_dir}")
 
 
@@ -197,9 +195,10 @@ class Cluster:
     def address(self) -> str:
         return f"{self.head_ip}:{self.port}"
 
-    def start_node(self, name: str, ip: str, *args: str, inside: bool = False) -> RayNode:
+    def start_node(self, name: str, ip: str, *args: str, joining: bool) -> RayNode:
+        """A head, here, or a node ``joining`` it, in the namespace when there is one."""
         temp_dir = self.root / name
-        prefix = ["ip", "netns", "exec", self.namespace.name] if inside and self.namespace else []
+        prefix = ["ip", "netns", "exec", self.namespace.name] if joining and self.namespace else []
         argv = [
             *prefix,
             str(RAY),
@@ -214,7 +213,11 @@ class Cluster:
         log = self.root / f"{name}.log"
         with log.open("wb") as output:
             process = subprocess.Popen(
-                argv, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=NODE_ENV
+                argv,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=JOINING_ENV if joining else ray_env(),
             )
         node = RayNode(temp_dir, ip, process, log)
         self.nodes.append(node)
@@ -223,10 +226,15 @@ class Cluster:
     def start(self) -> tuple[RayNode, RayNode]:
         """Start the head and the second node; returns them once both have joined."""
         head = self.start_node(
-            "head", self.head_ip, "--head", f"--port={self.port}", "--include-dashboard=false"
+            "head",
+            self.head_ip,
+            "--head",
+            f"--port={self.port}",
+            "--include-dashboard=false",
+            joining=False,
         )
         second_ip = self.namespace.inner_ip if self.namespace else "127.0.0.1"
-        second = self.start_node("second", second_ip, f"--address={self.address}", inside=True)
+        second = self.start_node("second", second_ip, f"--address={self.address}", joining=True)
         wait_until(
             lambda: self.joined(head, second),
             what="the head and the second node in `ray status`",
@@ -245,7 +253,7 @@ class Cluster:
             capture_output=True,
             text=True,
             timeout=GENEROUS_SECONDS,
-            env=NODE_ENV,
+            env=JOINING_ENV,
         )
         active = status.stdout.split("Pending:")[0]
         return all(f"node_{node_id}" in active for node_id in ids)
@@ -391,7 +399,7 @@ def test_killing_the_second_node_mid_run_loses_no_game(cluster: Cluster, tmp_pat
     db = tmp_path / "arena.db"
     add_slow_bot(tmp_path, db)
     head, second = cluster.start()
-    scheduled = 600
+    scheduled = 200
     run = tournament(cluster, db, games=scheduled)
     try:
 
@@ -399,7 +407,7 @@ def test_killing_the_second_node_mid_run_loses_no_game(cluster: Cluster, tmp_pat
             return any(node_of(worker)[1] == second.node_id for *_, worker in stored_games(db))
 
         wait_until(played_on_the_second_node, what="a game stored from the second node")
-        second.kill()  # as a machine that dies: no goodbye to the head
+        second.kill()
         at_the_kill = len(stored_games(db))
         assert run.poll() is None and at_the_kill < scheduled, "the run ended before the kill"
         wait_until(lambda: not second.pids(), what="the second node's processes to end")
