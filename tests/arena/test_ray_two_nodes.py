@@ -290,18 +290,16 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def add_slow_bot(tmp_path: Path, db: Path) -> None:
+def add_slow_bot(tmp_path: Path, db: str) -> None:
     """Register the slow bot from a file, then delete the file: only the store has it."""
     source = tmp_path / "slow_bot.py"
     source.write_text(textwrap.dedent(SLOW_BOT))
-    added = arena(
-        "bots", "add", "slow", "-g", "koenigsgarten", "--python", str(source), "--db", str(db)
-    )
+    added = arena("bots", "add", "slow", "-g", "koenigsgarten", "--python", str(source), "--db", db)
     assert added.returncode == 0, added.stderr
     source.unlink()
 
 
-def tournament(cluster: Cluster, db: Path, games: int) -> subprocess.Popen[str]:
+def tournament(cluster: Cluster, db: str, games: int) -> subprocess.Popen[str]:
     argv = [
         sys.executable,
         "-m",
@@ -321,22 +319,20 @@ def tournament(cluster: Cluster, db: Path, games: int) -> subprocess.Popen[str]:
         "--ray-address",
         cluster.address,
         "--db",
-        str(db),
+        db,
     ]
     return subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ray_env()
     )
 
 
-def stored_games(db: Path) -> list[tuple[int, str, str]]:
+def stored_games(db: str) -> list[tuple[int, str, str]]:
     """(index, status, worker) of every stored game."""
-    engine = open_database(str(db))
+    engine = open_database(db, migrate_schema=False)
     try:
         with engine.connect() as connection:
             rows = connection.execute(sa.text('SELECT "index", status, worker FROM game'))
             return [(int(index), str(status), str(worker)) for index, status, worker in rows]
-    except sa.exc.OperationalError:
-        return []  # the run has not made its tables yet
     finally:
         engine.dispose()
 
@@ -355,8 +351,10 @@ def finish(run: subprocess.Popen[str]) -> str:
     return stdout
 
 
-def test_a_deleted_bot_file_plays_on_both_nodes(cluster: Cluster, tmp_path: Path) -> None:
-    db = tmp_path / "arena.db"
+def test_a_deleted_bot_file_plays_on_both_nodes(
+    cluster: Cluster, tmp_path: Path, db_url: str
+) -> None:
+    db = db_url  # PostgreSQL too, as several machines would share it (docs/cluster.md)
     add_slow_bot(tmp_path, db)
     head, second = cluster.start()
     if cluster.namespace is not None:
@@ -396,7 +394,7 @@ def assert_reaches_the_head_only_over_its_address(cluster: Cluster) -> None:
 
 
 def test_killing_the_second_node_mid_run_loses_no_game(cluster: Cluster, tmp_path: Path) -> None:
-    db = tmp_path / "arena.db"
+    db = str(tmp_path / "arena.db")
     add_slow_bot(tmp_path, db)
     head, second = cluster.start()
     scheduled = 200
