@@ -114,7 +114,7 @@ def worker_name() -> str:
     too, ``host:pid@node-ip/node-id``: several nodes may share a host name (containers,
     pods, two nodes on one machine), never a node id."""
     name = f"{socket.gethostname()}:{os.getpid()}"
-    ray = sys.modules.get("ray")  # a Ray worker has it; the local executor never imports it
+    ray = sys.modules.get("ray")  # never imported here just to find there is no node
     if ray is None or not ray.is_initialized():
         return name
     return f"{name}@{_ray_node()}"

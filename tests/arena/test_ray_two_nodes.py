@@ -79,7 +79,7 @@ def run(*argv: str) -> None:
 @dataclass
 class Namespace:
     """A network namespace joined to this one by a veth pair: inside it is ``inner_ip``,
-    here ``outer_ip``; its only route leads out over the pair."""
+    here ``outer_ip``; from inside, only the pair's two addresses are reachable."""
 
     name: str
     outer_ip: str
@@ -391,6 +391,15 @@ def assert_reaches_the_head_only_over_its_address(cluster: Cluster) -> None:
     inside = ["ip", "netns", "exec", cluster.namespace.name, sys.executable, "-c", probe]
     reached = subprocess.run(inside, capture_output=True, text=True, timeout=GENEROUS_SECONDS)
     assert reached.returncode == 0, reached.stderr
+
+
+def test_the_namespace_reaches_this_host_only_over_its_address(cluster: Cluster) -> None:
+    """What the two-node tests rely on, without Ray: a port open on every address here
+    answers the namespace at the head's address only."""
+    if cluster.namespace is None:
+        pytest.skip(f"the nodes share this host's network: {cluster.why_shared}")
+    with socket.create_server(("0.0.0.0", cluster.port)):  # as Ray's GCS listens
+        assert_reaches_the_head_only_over_its_address(cluster)
 
 
 def test_killing_the_second_node_mid_run_loses_no_game(cluster: Cluster, tmp_path: Path) -> None:
