@@ -60,4 +60,5 @@ def make(
         f"wrote {count} deals of {game.name} ({chosen_seats} seats, seed {seed}) to {output}",
         markup=False,
         highlight=False,
+        soft_wrap=True,
     )

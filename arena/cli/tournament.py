@@ -394,6 +394,7 @@ def games_command(
     and score, how the game ended (a forfeit's reason and seat) and its duration."""
     from sqlmodel import Session
 
+    from arena.play.results import GameStatus
     from arena.store.bots import find_bot
     from arena.store.games import get_tournament
     from arena.store.listing import iter_games, seat_result
@@ -418,7 +419,11 @@ def games_command(
             players = []
             for seat, bot_of_seat in enumerate(game.seats):
                 label = labels.get(bot_of_seat, str(bot_of_seat))
-                outcome = "error" if game.status == "error" else seat_result(game, seat).value
+                outcome = (
+                    GameStatus.ERROR
+                    if game.status == GameStatus.ERROR
+                    else seat_result(game, seat).value
+                )
                 players.append(
                     f"{label} {outcome} {game.returns[seat]:g}" if game.returns else label
                 )
@@ -476,7 +481,7 @@ def export(
         get_tournament(session, tournament_id)
         count = write_lines(iter_records(session, tournament_id), output)
     shown = error_console if str(output) == "-" else console
-    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False)
+    shown.print(f"wrote {count} records to {output}", markup=False, highlight=False, soft_wrap=True)
 
 
 def demo(
