@@ -406,11 +406,14 @@ class ProcessExecutor:
             ExecutionError: a worker process failed to play a chunk, or one chunk's
                 workers died :data:`MAX_CHUNK_ATTEMPTS` times.
         """
+        for worker in [worker for worker in self._pool if not worker.process.is_alive()]:
+            worker.connection.close()  # died between runs
+            self._pool.remove(worker)
         count = self.workers or os.cpu_count() or 1
         while len(self._pool) < count:
             self._pool.append(self._start_worker())
         for worker in self._pool:
-            worker.connection.send(("context", context))
+            _send(worker, ("context", context))
         chunks = _chunks(games, self.sizer)
         again: deque[_Chunk] = deque()
         finished = False
@@ -421,13 +424,13 @@ class ProcessExecutor:
                         chunk = again.popleft() if again else _next_chunk(chunks)
                         if chunk is None:
                             break
-                        worker.connection.send(("play", chunk.games))
                         worker.in_flight.append(chunk)
+                        _send(worker, ("play", chunk.games))
                 busy = [worker for worker in self._pool if worker.in_flight]
                 if not busy:
                     finished = True
                     return
-                for result in self._results(busy, again):
+                for result in self._results(busy, again, context):
                     self.sizer.observe(result)
                     if not handle(result):
                         return
@@ -435,7 +438,9 @@ class ProcessExecutor:
             if not finished:
                 self._stop_busy()
 
-    def _results(self, busy: list[_Worker], again: deque[_Chunk]) -> list[ChunkResult]:
+    def _results(
+        self, busy: list[_Worker], again: deque[_Chunk], context: TournamentContext
+    ) -> list[ChunkResult]:
         """The chunks finished next, waiting for at least one; a dead worker's chunks
         go to ``again`` and a fresh worker takes its place."""
         waited: list[Any] = [worker.connection for worker in busy]
@@ -461,21 +466,24 @@ class ProcessExecutor:
                 results.append(payload)
                 ready.discard(worker.connection)
             if died:
-                self._replace(worker, again)
+                self._replace(worker, again, context)
         return results
 
-    def _replace(self, worker: _Worker, again: deque[_Chunk]) -> None:
-        for chunk in worker.in_flight:
-            chunk.attempts += 1
-            if chunk.attempts >= MAX_CHUNK_ATTEMPTS:
-                raise ExecutionError(
-                    f"worker processes died {chunk.attempts} times playing games "
-                    f"{_span(chunk.games)} (exit code {worker.process.exitcode})"
-                )
-        again.extendleft(reversed(worker.in_flight))
-        worker.connection.close()
+    def _replace(self, worker: _Worker, again: deque[_Chunk], context: TournamentContext) -> None:
         worker.process.join()
+        worker.connection.close()
         self._pool.remove(worker)
+        playing = worker.in_flight[0]  # the others waited in its pipe
+        playing.attempts += 1
+        if playing.attempts >= MAX_CHUNK_ATTEMPTS:
+            raise ExecutionError(
+                f"worker processes died {playing.attempts} times playing games "
+                f"{_span(playing.games)} (exit code {worker.process.exitcode})"
+            )
+        again.extendleft(reversed(worker.in_flight))
+        fresh = self._start_worker()
+        _send(fresh, ("context", context))
+        self._pool.append(fresh)
 
     def _start_worker(self) -> _Worker:
         methods = multiprocessing.get_all_start_methods()
@@ -513,6 +521,13 @@ class ProcessExecutor:
             _stop(worker.process)
             worker.connection.close()
         self._pool.clear()
+
+
+def _send(worker: _Worker, message: tuple[str, Any]) -> None:
+    # A worker that died cannot be written to: its sentinel tells, and its chunks are
+    # played again then.
+    with contextlib.suppress(OSError):
+        worker.connection.send(message)
 
 
 def _next_chunk(chunks: Iterator[list[PlannedGame]]) -> _Chunk | None:
