@@ -23,10 +23,11 @@ demo: $(INSTALLED)
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-# Everything but the tests marked slow (see pyproject.toml): under a minute on 2 cores.
-# CI runs `make test`.
+# Everything but the tests marked slow (see pyproject.toml), and property tests with a
+# quarter of their examples (the `fast` Hypothesis profile, tests/conftest.py) unless
+# HYPOTHESIS_PROFILE says otherwise. CI runs `make test`.
 test-fast: $(INSTALLED)
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-fast} $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check arena bots engines tests

@@ -13,6 +13,8 @@ settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.register_profile("thorough", parent=settings.get_profile("default"), max_examples=500)
+# `make test-fast`: a quarter of the examples of the tests that set no count of their own.
+settings.register_profile("fast", parent=settings.get_profile("default"), max_examples=25)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from arena.players.loader import PYTHON, BotSource, BotSpec, subprocess_bot
 from arena.players.sandbox import Isolation
 from bots.base import GameInfo
+from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
 TRIVIAL_BOT = """
@@ -67,7 +68,7 @@ def protocol_speed(*, game: str, moves: int, games: int) -> ProtocolSpeed:
     spec = BotSpec(0, "first-legal", engine.name, BotSource(PYTHON, "FirstLegal", {}, TRIVIAL_BOT))
     bot = subprocess_bot(spec)
     info = GameInfo(engine, engine.options_to_dict(state.options), seat, state.num_seats, 0)
-    outcome = engine.forfeit_outcome(state, seat, "timeout")
+    outcome = engine.forfeit_outcome(state, seat, ForfeitReason.TIMEOUT)
     round_trips: list[float] = []
     starts: list[float] = []
     ends: list[float] = []

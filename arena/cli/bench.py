@@ -12,7 +12,6 @@ from rich.table import Table
 from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
-from engines.registry import all_games, get_game
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
 app.command("mcts")(bench_search.mcts)
@@ -28,6 +27,7 @@ def engines(
 ) -> None:
     """Random-playout games per second per game and seat count, on one core."""
     from arena.bench.engines import random_playouts
+    from engines.registry import all_games, get_game
 
     chosen = [get_game(name) for name in game] if game else all_games()
     table = Table(
@@ -408,6 +408,7 @@ def envs(
     import os
 
     from arena.bench.envs import env_speed
+    from engines.registry import all_games, get_game
 
     if rounds < 1 or not seconds > 0:
         raise ArenaError(

@@ -392,6 +392,7 @@ def games_command(
     and score, how the game ended (a forfeit's reason and seat) and its duration."""
     from sqlmodel import Session
 
+    from arena.play.results import GameStatus
     from arena.store.bots import find_bot
     from arena.store.games import get_tournament
     from arena.store.listing import iter_games, seat_result
@@ -416,7 +417,11 @@ def games_command(
             players = []
             for seat, bot_of_seat in enumerate(game.seats):
                 label = labels.get(bot_of_seat, str(bot_of_seat))
-                outcome = "error" if game.status == "error" else seat_result(game, seat).value
+                outcome = (
+                    GameStatus.ERROR
+                    if game.status == GameStatus.ERROR
+                    else seat_result(game, seat).value
+                )
                 players.append(
                     f"{label} {outcome} {game.returns[seat]:g}" if game.returns else label
                 )

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from arena.errors import ArenaError
+from arena.play.results import GameStatus
 from arena.players.subprocess_bot import STDERR_MARKER
 from arena.store.models import GameResult, GameSeat
 
@@ -140,7 +141,7 @@ def _pages(
 
 
 def _matches(game: ListedGame, bot_id: int | None, result: SeatResult | None) -> bool:
-    if result is None or game.status == "error":
+    if result is None or game.status == GameStatus.ERROR:
         return result is None
     if bot_id is None:
         return result == SeatResult.FORFEIT or (game.offender is None and game.ranking.count(1) > 1)

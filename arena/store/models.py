@@ -48,7 +48,7 @@ class TournamentStatus(StrEnum):
     (a changed word needs a migration, as ``claimed`` had: ``_v6_claimed_status``)."""
 
     PENDING = "pending"
-    """Created on the command line; ``arena tournament run`` or ``resume`` plays it."""
+    """Created on the command line, not started yet (``arena tournament resume`` plays it)."""
     QUEUED = "queued"
     """Queued over the web (or put back after an interruption): waiting for a worker."""
     CLAIMED = "claimed"
@@ -60,17 +60,12 @@ class TournamentStatus(StrEnum):
     CANCELLED = "cancelled"
     """Cancelled by its owner; a cancel is never undone."""
     FAILED = "failed"
-    """A worker could not run it (a bot that cannot load, a failing executor)."""
+    """Its run failed (a bot that cannot load, a failing executor); the message says why."""
 
     @property
     def finished(self) -> bool:
         """Completed or cancelled: nothing more is played."""
         return self in (TournamentStatus.COMPLETED, TournamentStatus.CANCELLED)
-
-    @property
-    def live(self) -> bool:
-        """Waiting to run or running: its page keeps reloading."""
-        return self in LIVE_STATUSES
 
 
 LIVE_STATUSES = frozenset(
@@ -81,6 +76,7 @@ LIVE_STATUSES = frozenset(
         TournamentStatus.RUNNING,
     }
 )
+"""Waiting to run or running: the tournament's page keeps reloading."""
 
 
 class Tournament(SQLModel, table=True):

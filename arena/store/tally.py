@@ -52,23 +52,28 @@ class Standing(StrEnum):
     HOST_FAULT = "host_fault"
 
 
-class CountedGame(Protocol):
-    """What counting needs of a game: a stored row or a game just played."""
+class SeatFaults(Protocol):
+    """Who sat where in a game, and who forfeited why (what suspensions need)."""
 
     @property
     def seats(self) -> tuple[int, ...]: ...
-    @property
-    def ranking(self) -> tuple[int, ...]: ...
-    @property
-    def returns(self) -> tuple[float, ...]: ...
-    @property
-    def termination(self) -> str: ...
     @property
     def offender(self) -> int | None: ...
     @property
     def reason(self) -> str | None: ...
     @property
     def status(self) -> str: ...
+
+
+class CountedGame(SeatFaults, Protocol):
+    """What counting needs of a game: a stored row or a game just played."""
+
+    @property
+    def ranking(self) -> tuple[int, ...]: ...
+    @property
+    def returns(self) -> tuple[float, ...]: ...
+    @property
+    def termination(self) -> str: ...
 
 
 class IndexedGame(CountedGame, Protocol):

@@ -128,7 +128,21 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """Who played a game, as stored with it: ``host:pid``, and on a Ray worker the node
+    too, ``host:pid@node-ip/node-id``: several nodes may share a host name (containers,
+    pods, two nodes on one machine), never a node id."""
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    ray = sys.modules.get("ray")  # never imported here just to find there is no node
+    if ray is None or not ray.is_initialized():
+        return name
+    return f"{name}@{_ray_node()}"
+
+
+def _ray_node() -> str:
+    import ray
+
+    node_ip = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+    return f"{node_ip}/{ray.get_runtime_context().get_node_id()}"
 
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from arena.play.results import GameStatus
+from arena.store.tally import SeatFaults
 from engines.outcome import ForfeitReason
 
 CRASH_REASONS = frozenset(
@@ -26,19 +26,6 @@ CRASH_REASONS = frozenset(
     }
 )
 MIN_GAMES = 10
-
-
-class SeatFaults(Protocol):
-    """What suspensions need of a game: a game just played or a stored one."""
-
-    @property
-    def seats(self) -> tuple[int, ...]: ...
-    @property
-    def offender(self) -> int | None: ...
-    @property
-    def reason(self) -> str | None: ...
-    @property
-    def status(self) -> str: ...
 
 
 @dataclass

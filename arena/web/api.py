@@ -594,13 +594,12 @@ def queue_tournament(
 )
 def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.TournamentDetail:
     """Cancel one of the token's tournaments; a running one stops at its next write."""
-    with Session(ctx.engine) as session:
+    with session_scope(ctx.engine) as session:  # the owner checked and the cancel at once
         row = session.get(TournamentRow, tournament_id)
-    if row is None:
-        raise NotFoundError(f"no tournament {tournament_id}")
-    if row.owner_id is None or row.owner_id != account.id:
-        raise ForbiddenError(f"tournament {tournament_id} was not queued by this token")
-    with session_scope(ctx.engine) as session:
+        if row is None:
+            raise NotFoundError(f"no tournament {tournament_id}")
+        if row.owner_id is None or row.owner_id != account.id:
+            raise ForbiddenError(f"tournament {tournament_id} was not queued by this token")
         cancel_tournament(session, tournament_id)
     return queries.tournament_detail(ctx.engine, tournament_id)
 

@@ -54,6 +54,7 @@ def test_opening_solves_agree_with_the_solver_and_never_lose() -> None:
     assert result.values[0] == max(values.values())
 
 
+@pytest.mark.slow  # benchmark runs
 def test_the_bench_commands_print_their_tables() -> None:
     result = runner.invoke(app, ["bench", "opening-solve", "--layouts", "2"])
     assert result.exit_code == 0, result.output

@@ -322,3 +322,9 @@ def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
     # Games never played count for nobody: they are the crashing bot's unplayed games.
     assert crash["forfeits"] == {"crash": reasons["crash"]}
     assert crash["unplayed"] == reasons["suspended"] and crash["games"] == reasons["crash"]
+    # A game forfeited before its first move is a record like any other (new_record).
+    for (record,) in rows(db, "SELECT record FROM game WHERE reason = 'suspended'"):
+        parsed = GameRecord.model_validate_json(str(record))
+        replay(parsed)
+        assert parsed.actions == [] and parsed.players[parsed.outcome["offender"]] == "crash@1"
+        assert "crash@1 is suspended" in parsed.outcome["details"]["message"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from arena.play.runner import play_game
 from bots.base import Bot, GameInfo
 from bots.koenigsgarten.solver import WIN, solve_state
@@ -36,6 +38,7 @@ def test_it_takes_the_card_that_leaves_the_opponent_none() -> None:
         assert decide(MctsBot(seed=seed, iterations=200), state) == "QS"
 
 
+@pytest.mark.slow  # searches whole layouts
 def test_it_plays_a_winning_card_where_the_solver_proves_a_win() -> None:
     # Positions from seeded random games, eight cards taken: whenever the solver
     # proves a win for the side to move, UCT with 2,000 iterations plays a winning card.
@@ -82,6 +85,7 @@ def test_a_time_budget_stops_the_search() -> None:
     assert 0 < bot.last_iterations < 10**9
 
 
+@pytest.mark.slow  # plays whole games to measure strength
 def test_uct_beats_random_play() -> None:
     wins = 0
     games = 12

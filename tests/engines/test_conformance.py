@@ -27,8 +27,8 @@ from engines.outcome import ForfeitReason, Termination
 from engines.registry import all_games
 
 LONG_GAMES = {"kardinal", "kings_corner"}
-"""Games whose seeded playouts take up to seconds each: the costliest checks of their
-cases run in `make test`, not in `make test-fast`."""
+"""Games whose seeded playouts take up to seconds each: the checks that play seeded games
+run their cases in `make test`, not in `make test-fast`."""
 
 
 def variant_cases(game: Game, *, long_is_slow: bool = False) -> list[Any]:
@@ -108,7 +108,7 @@ def test_variants_are_named_option_sets_the_defaults_first(game: Game) -> None:
     assert all(distinct.count(options) == 1 for options in distinct), names
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_playouts_end_within_declared_length(
@@ -153,7 +153,7 @@ def test_every_option_set_plays_within_its_declared_length_and_bounds(
         assert all(low <= r <= high for r in outcome.returns), (outcome.returns, (low, high))
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_legal_actions_unique_ordered_and_present_until_the_end(
@@ -311,7 +311,7 @@ def test_hidden_information_is_really_resampled(game: Game, seats: int, options:
     assert differs
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_states_pickle_and_serialise(game: Game, seats: int, options: Any, seed: int) -> None:
@@ -329,7 +329,7 @@ def test_states_pickle_and_serialise(game: Game, seats: int, options: Any, seed:
         ]
 
 
-@pytest.mark.parametrize(("game", "seats", "options"), CASES)
+@pytest.mark.parametrize(("game", "seats", "options"), LONG_CASES)
 @EXAMPLES
 @given(seed=seeds)
 def test_one_seed_one_game(game: Game, seats: int, options: Any, seed: int) -> None:
