@@ -140,3 +140,95 @@ def ray_task_overhead(tasks: int = 200) -> TaskOverhead:
         ray.get(task.remote(context, []))
         times.append(time.perf_counter() - started)
     return TaskOverhead(tasks, statistics.median(times), TARGET_CHUNK_SECONDS)
+
+
+@dataclass(frozen=True)
+class LoopSpeed:
+    games: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+
+def hand_written_loop(
+    *, game: str, games: int, seed: int = 1, folder: Path | None = None
+) -> LoopSpeed:
+    """What a tournament is measured against: a plain serial loop over the engine that
+    plays random legal actions (unchecked, as search does), builds each game's record
+    and adds it as a row with SQLModel, committing once at the end, into a fresh SQLite
+    database. Timed from the first deal to the commit."""
+    import random
+
+    from arena.play.records import new_record
+    from arena.store.models import GameResult, Tournament
+    from engines.registry import get_game
+    from engines.seeding import derive_seed
+
+    rules = get_game(game)
+    options = rules.parse_options(None)
+    seats = min(rules.seat_counts)
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        engine = open_database(str(Path(tmp) / "loop.db"))
+        with Session(engine) as session:
+            tournament = Tournament(name="loop", game=rules.name, format="round-robin", seed=seed)
+            session.add(tournament)
+            session.commit()
+            assert tournament.id is not None
+            started = time.perf_counter()
+            for index in range(games):
+                state = rules.new_initial_state(
+                    seed=derive_seed(seed, index), seats=seats, options=options
+                )
+                deal = state.deal()
+                begun = time.perf_counter()
+                while not state.is_terminal():
+                    legal = state.legal_actions()
+                    state.apply_unchecked(legal[rng.randrange(len(legal))])
+                outcome = state.outcome()
+                assert outcome is not None, "a finished game has an outcome"
+                record = new_record(
+                    state,
+                    players=[f"random@{seat}" for seat in range(seats)],
+                    deal=deal,
+                    outcome=outcome,
+                    duration=time.perf_counter() - begun,
+                )
+                session.add(
+                    GameResult(
+                        tournament_id=tournament.id,
+                        index=index,
+                        seed=state.seed or 0,
+                        seats=list(range(seats)),
+                        status="ok",
+                        returns=list(outcome.returns),
+                        ranking=list(outcome.ranking),
+                        termination=outcome.termination,
+                        record=record.model_dump_json(),
+                        duration=record.duration or 0.0,
+                    )
+                )
+            session.commit()
+            seconds = time.perf_counter() - started
+        engine.dispose()
+    return LoopSpeed(games, seconds)
+
+
+def _playouts_per_second(game: str, seconds: float, seed: int) -> float:
+    from arena.bench.engines import random_playouts
+    from engines.registry import get_game
+
+    rules = get_game(game)
+    return random_playouts(rules, min(rules.seat_counts), seconds, seed=seed).games_per_second
+
+
+def raw_playout_rate(*, game: str, cores: int = 2, seconds: float = 3.0) -> float:
+    """The engine's random-playout rate on ``cores`` cores at once (games per second,
+    summed over one process per core): no bots, no records, no storage."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(cores) as pool:
+        rates = pool.map(_playouts_per_second, [game] * cores, [seconds] * cores, range(cores))
+        return sum(rates)

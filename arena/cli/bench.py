@@ -13,7 +13,6 @@ from rich.table import Table
 from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
-from engines.registry import all_games, get_game
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
 app.command("mcts")(bench_search.mcts)
@@ -29,6 +28,7 @@ def engines(
 ) -> None:
     """Random-playout games per second per game and seat count, on one core."""
     from arena.bench.engines import random_playouts
+    from engines.registry import all_games, get_game
 
     chosen = [get_game(name) for name in game] if game else all_games()
     table = Table(
@@ -97,7 +97,7 @@ def tournament(
         typer.Option("--bot", "-b", help="participants (default: two random bots)"),
     ] = None,
     games: Annotated[int, typer.Option(help="games per pairing")] = 10_000,
-    executor: Annotated[str, typer.Option(help="ray | local | auto")] = "ray",
+    executor: Annotated[str, typer.Option(help="auto | processes | ray | local")] = "auto",
     workers: Annotated[
         list[int] | None, typer.Option(help="worker counts to compare (repeatable)")
     ] = None,
@@ -107,11 +107,22 @@ def tournament(
             help="live statistics every N games, 0 for none; several to compare (repeatable)"
         ),
     ] = None,
+    loop: Annotated[
+        bool,
+        typer.Option(
+            help="also time the hand-written loop (engine, random actions, a record per "
+            "game added with SQLModel, one commit) over as many games"
+        ),
+    ] = True,
+    raw: Annotated[
+        bool, typer.Option(help="also time the engine's random playouts on 2 cores at once")
+    ] = True,
 ) -> None:
-    """End to end: schedule, play and store a round robin into a fresh SQLite database."""
+    """End to end: schedule, play and store a round robin into a fresh SQLite database;
+    compared, in the same run, with the hand-written loop and the engine's raw rate."""
     import os
 
-    from arena.bench.service import tournament_speed
+    from arena.bench.service import hand_written_loop, raw_playout_rate, tournament_speed
     from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
     participants = bot or ["random", "random:seed=1"]
@@ -134,8 +145,12 @@ def tournament(
         "games/s",
         "games/s incl. start",
         "speed-up",
+        "× loop",
+        "of raw",
     ):
         table.add_column(column, justify="right")
+    loop_rate = hand_written_loop(game=game, games=games).games_per_second if loop else None
+    raw_rate = raw_playout_rate(game=game) if raw else None
     baseline = None
     for count, interval in runs:
         speed = tournament_speed(
@@ -161,8 +176,22 @@ def tournament(
             f"{speed.games_per_second:,.0f}",
             f"{speed.games_per_second_with_startup:,.0f}",
             f"{speed.games_per_second / baseline:.2f}×",
+            f"{speed.games_per_second_with_startup / loop_rate:.2f}×" if loop_rate else "",
+            f"{speed.games_per_second_with_startup / raw_rate:.1%}" if raw_rate else "",
         )
     console.print(table)
+    if loop_rate:
+        console.print(
+            f"hand-written loop: {games} games at {loop_rate:,.0f} games/s (one core, one "
+            "commit); × loop compares the tournament's games/s incl. start",
+            highlight=False,
+        )
+    if raw_rate:
+        console.print(
+            f"raw random playouts on 2 cores: {raw_rate:,.0f} games/s (no bots, records or "
+            "storage); of raw compares the tournament's games/s incl. start",
+            highlight=False,
+        )
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
     if executor == "ray":
         import ray
@@ -437,6 +466,7 @@ def envs(
     import os
 
     from arena.bench.envs import env_speed
+    from engines.registry import all_games, get_game
 
     if rounds < 1 or not seconds > 0:
         raise ArenaError(

@@ -11,8 +11,6 @@ from rich.table import Table
 
 from arena.cli.console import console
 from arena.errors import ArenaError
-from bots.registry import all_bot_kinds
-from engines.registry import all_games, get_game
 
 SEARCH_KINDS = ("mcts", "ismcts")
 
@@ -45,6 +43,8 @@ def mcts(
 ) -> None:
     """MCTS / IS-MCTS iterations per second at sampled positions of each game, one core."""
     from arena.bench.search import search_speed
+    from bots.registry import all_bot_kinds
+    from engines.registry import all_games, get_game
 
     if positions < 1 or seconds <= 0:
         raise ArenaError(f"need --positions ≥ 1 and --seconds > 0, got {positions} and {seconds}")

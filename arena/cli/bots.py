@@ -11,12 +11,15 @@ from rich.table import Table
 from arena.cli.common import DbOption, database, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.players.loader import BUILTIN, COMMAND, BotSource, command_files
-from arena.players.sandbox import DEFAULT_LIMITS
-from arena.players.submission import check_submission
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+
+    from arena.players.loader import BotSource
+
+# arena.players.sandbox.DEFAULT_LIMITS.move_seconds, kept here so that `arena --help` needs
+# no sandbox (tests/arena/test_cli_imports.py checks they agree).
+CHECK_SECONDS = 10.0
 
 app = typer.Typer(help="Register, list, inspect and retire bots.", no_args_is_help=True)
 
@@ -55,12 +58,13 @@ def add(
     ] = None,
     check_time: Annotated[
         float, typer.Option(help="seconds the submission check gives the bot per step")
-    ] = DEFAULT_LIMITS.move_seconds,
+    ] = CHECK_SECONDS,
     db: DbOption = None,
 ) -> None:
     """Register a bot (or a new version of it). A --python or --cmd bot must first pass
     the submission check: start, handshake and one legal move on a sample position.
     Its code is stored (a --cmd bot's files too): tournaments never read your files."""
+    from arena.players.loader import BUILTIN, COMMAND, command_files
     from arena.store.bots import add_bot, builtin_source, command_source, python_source
     from arena.store.db import session_scope
 
@@ -97,6 +101,9 @@ def add(
 
 def _check_submission(source: BotSource, game: str, name: str, seconds: float) -> None:
     """Raises SubmissionRejected (one line, exit code 2) before anything is stored."""
+    from arena.players.sandbox import DEFAULT_LIMITS
+    from arena.players.submission import check_submission
+
     if not seconds > 0:
         raise ArenaError(f"--check-time must be positive, not {seconds!r}")
     limits = dataclasses.replace(DEFAULT_LIMITS, move_seconds=seconds, startup_seconds=seconds)

@@ -15,6 +15,14 @@ from arena.store.location import ENV_VAR
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+EXECUTORS = ("auto", "processes", "ray", "local")
+"""arena.tournament's executors, named here so that the help needs no import of it (a
+test keeps the two equal)."""
+EXECUTOR_HELP = (
+    "auto (default: here, or worker processes when they pay for their start; Ray with "
+    "--ray-address) | processes | ray | local; the run says which played and why"
+)
+
 DbOption = Annotated[
     str | None,
     typer.Option(

@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -14,28 +14,20 @@ from rich.table import Table
 from arena.cli.common import DbOption, EachOption, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
-from arena.play.options import resolve_file_options
-from arena.play.records import (
-    GameRecord,
-    MatchRecord,
-    MatchResult,
-    load_record,
-    replay,
-    save_record,
-)
-from arena.play.render import board, describe_outcome
-from arena.play.runner import TimeControl, play_game
-from arena.play.time_control import parse_time_control
-from bots.base import Bot
-from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
-from engines.core import Action, Game, State
-from engines.match import Match, MatchKind, MatchSpec, PenaltyMatch
-from engines.registry import all_games, get_game
-from engines.seeding import derive_seed
+
+if TYPE_CHECKING:
+    from arena.play.records import GameRecord
+    from arena.play.runner import TimeControl
+    from bots.base import Bot
+    from engines.core import Action, Game, State
+    from engines.match import MatchSpec
 
 
 def games() -> None:
     """List the games, their seat counts, bots and options."""
+    from bots.registry import all_bot_kinds
+    from engines.registry import all_games
+
     table = Table(title="Games", show_lines=True)
     table.add_column("game")
     table.add_column("seats")
@@ -79,6 +71,8 @@ def _make_bots(
     """The bots of ``--bot`` (built-in kinds, else registered bots), then ``--python``
     and ``--cmd`` (submitted bots straight from the files), in that seat order; a
     sandboxed bot gets its seat's time control of ``controls``."""
+    from bots.registry import all_bot_kinds, make_bot, parse_bot_spec
+
     if not (specs or files.python or files.cmd):
         raise ArenaError(
             f"no bots given: pass one --bot per seat (e.g. --bot random) for {game.name}"
@@ -145,6 +139,7 @@ def _registered_bots(
     from arena.players.loader import instantiate
     from arena.store.bots import find_bot, spec_of
     from arena.store.db import resolve_url
+    from bots.registry import all_bot_kinds
 
     kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
     url = resolve_url(db)
@@ -187,6 +182,8 @@ def _file_bot(
 
 
 def _show_step(state: State, seat: int, action: Action) -> None:
+    from arena.play.render import board
+
     console.print(f"\nmove {len(state.history)}: seat {seat} plays [bold]{action}[/]")
     console.print(board(state))
 
@@ -240,6 +237,11 @@ def play(
     A --bot is a built-in kind (`random`, `mcts:iterations=200`) or a registered bot
     (`mine`, `mine@2`, from the database); --python and --cmd play your files without
     registering them. Submitted code runs in the sandbox, as in tournaments."""
+    from arena.play.options import resolve_file_options
+    from arena.play.runner import TimeControl
+    from arena.play.time_control import parse_time_control
+    from engines.registry import get_game
+
     game = get_game(game_name)
     raw_options = resolve_file_options(game.name, parse_assignments(option or [], "option"))
     options = game.parse_options(raw_options)
@@ -271,6 +273,8 @@ def _play(
     record: Path | None,
     controls: list[TimeControl],
 ) -> None:
+    from engines.match import MatchKind
+
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
     seed = secrets.randbelow(2**31) if seed is None else seed
@@ -297,6 +301,9 @@ class _Setup:
 
 
 def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
+    from arena.play.render import board, describe_outcome
+    from arena.play.runner import play_game
+
     if setup.on_step is not None:
         console.print(board(state))
     result = play_game(
@@ -313,6 +320,8 @@ def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
 
 
 def _play_single(setup: _Setup) -> None:
+    from arena.play.records import save_record
+
     state = setup.game.new_initial_state(
         seed=setup.seed, seats=len(setup.bots), options=setup.options
     )
@@ -322,6 +331,9 @@ def _play_single(setup: _Setup) -> None:
 
 
 def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
+    from engines.match import Match
+    from engines.seeding import derive_seed
+
     names = setup.names
     tally = Match(spec)
     records: list[GameRecord] = []
@@ -348,6 +360,9 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
 def _play_penalty_match(setup: _Setup, limit: int) -> None:
     """Penalties (the game's :meth:`~engines.core.Game.match_penalties`) add up until
     someone reaches the limit; a forfeit costs its offender the whole limit."""
+    from engines.match import PenaltyMatch
+    from engines.seeding import derive_seed
+
     names = setup.names
     players = len(setup.bots)
     tally = PenaltyMatch(players, limit)
@@ -383,6 +398,8 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
 def _save_match(
     setup: _Setup, spec: str, records: list[GameRecord], winners: list[str], score: list[int]
 ) -> None:
+    from arena.play.records import MatchRecord, MatchResult, save_record
+
     if setup.record is None:
         return
     save_record(
@@ -404,6 +421,10 @@ def replay_command(
     show: Annotated[bool, typer.Option("--show", help="print the game step by step")] = False,
 ) -> None:
     """Re-validate every action of a record; name the first illegal one by its index."""
+    from arena.play.records import MatchRecord, load_record, replay
+    from arena.play.render import board, describe_outcome
+    from engines.registry import get_game
+
     loaded = load_record(file)
     games_ = loaded.games if isinstance(loaded, MatchRecord) else [loaded]
     for number, rec in enumerate(games_, start=1):

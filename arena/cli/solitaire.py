@@ -10,9 +10,6 @@ from rich.table import Table
 from arena.cli.common import parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
-from bots.base import Bot
-from bots.registry import make_bot, parse_bot_spec
-from engines.registry import get_game
 
 
 def solitaire(
@@ -30,6 +27,9 @@ def solitaire(
     """Play the same deals with every bot; print each bot's win rate with a 95% Wilson
     interval and its mean score."""
     from arena.play.solitaire import evaluate_bots
+    from bots.base import Bot
+    from bots.registry import make_bot, parse_bot_spec
+    from engines.registry import get_game
 
     game = get_game(game_name)
     if game.min_seats != 1:

@@ -11,9 +11,6 @@ import typer
 from arena.cli.console import console
 from arena.cli.solve_koenigsgarten import koenigsgarten
 from arena.errors import ArenaError
-from bots.blumengarten.search import LOST, WON, solve
-from engines.blumengarten import BlumengartenState
-from engines.registry import get_game
 
 app = typer.Typer(
     help="Solve one deal of a patience, or a Königsgarten position, exactly.",
@@ -40,6 +37,9 @@ def blumengarten(
     """Print `won` and a winning line, `lost` (no win exists) or `unknown`, and the
     nodes searched."""
     from arena.play.solitaire import load_deal_file
+    from bots.blumengarten.search import LOST, WON, solve
+    from engines.blumengarten import BlumengartenState
+    from engines.registry import get_game
 
     if (seed is None) == (deal is None):
         raise ArenaError("give exactly one of --seed N and --deal FILE")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from arena.cli.console import console
 from arena.errors import ArenaError
-from engines.koenigsgarten import CELL_NAMES, CELLS, GAME, KoenigsgartenState, parse_layout
+
+if TYPE_CHECKING:
+    from engines.koenigsgarten import KoenigsgartenState
 
 
 def position_from_text(text: str) -> KoenigsgartenState:
@@ -19,6 +21,8 @@ def position_from_text(text: str) -> KoenigsgartenState:
         InvalidDealError: fewer than 16 cards, or a bad layout.
         InvalidActionError, IllegalActionError, GameOverError: a bad action.
     """
+    from engines.koenigsgarten import CELLS, GAME, KoenigsgartenState, parse_layout
+
     tokens = text.replace(",", " ").split()
     state = GAME.state_from_deal({"layout": parse_layout(tokens[:CELLS])}, seats=2, options=None)
     assert isinstance(state, KoenigsgartenState)
@@ -39,6 +43,7 @@ def koenigsgarten(
     """Print the value (win / draw / loss) for the side to move with perfect play, and
     the value of every legal card."""
     from bots.koenigsgarten.solver import VALUE_NAMES, Solver, read_observation
+    from engines.koenigsgarten import CELL_NAMES
 
     state = position_from_text(layout)
     outcome = state.outcome()

@@ -14,6 +14,8 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import (
+    EXECUTOR_HELP,
+    EXECUTORS,
     DbOption,
     EachOption,
     database,
@@ -33,10 +35,6 @@ EXIT_INTERRUPTED = 130
 # them equal to arena.tournament's.
 TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
 DEFAULT_RATING_INTERVAL = 100
-EXECUTOR_HELP = (
-    "auto (default: here, unless Ray's start pays for itself) | ray | local; "
-    "the run says which played and why"
-)
 
 
 def _report_run(summary: RunSummary, output: str = "text") -> None:
@@ -272,7 +270,7 @@ def run(
 def resume(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")],
     executor: Annotated[
-        str | None, typer.Option(help="auto | ray | local (default: as configured)")
+        str | None, typer.Option(help=" | ".join(EXECUTORS) + " (default: as configured)")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="worker processes")] = None,
     ray_address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cli.common import DbOption, database
+from arena.cli.common import EXECUTORS, DbOption, database
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
 from arena.store.location import ENV_VAR, resolve_url
@@ -28,7 +28,9 @@ users_app = typer.Typer(
 ExecutorOption = Annotated[
     str | None,
     typer.Option(
-        help="run queued tournaments with this executor: auto | ray | local (default: theirs)"
+        help="run queued tournaments with this executor: "
+        + " | ".join(EXECUTORS)
+        + " (default: theirs)"
     ),
 ]
 
@@ -62,8 +64,8 @@ def serve(
 
     if not 0 < port < 65536:
         raise ArenaError(f"--port must be between 1 and 65535, not {port}")
-    if executor is not None and executor not in ("auto", "ray", "local"):
-        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
+    if executor is not None and executor not in EXECUTORS:
+        raise ArenaError(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
     web_settings = load_settings(settings) if settings is not None else None
     url = resolve_url(db)
     if allow_weak_sandbox:
@@ -116,8 +118,8 @@ def worker(
 
     if not poll > 0:
         raise ArenaError(f"--poll must be positive, not {poll!r}")
-    if executor is not None and executor not in ("auto", "ray", "local"):
-        raise ArenaError(f"--executor must be auto, ray or local, not {executor!r}")
+    if executor is not None and executor not in EXECUTORS:
+        raise ArenaError(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
     engine = database(db)
     error_console.print("worker: waiting for queued tournaments")
     ran = run_worker(engine, poll_seconds=poll, executor=executor, once=once, console=console)

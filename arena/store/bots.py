@@ -19,26 +19,20 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from arena.errors import ArenaError, NotFoundError
-from arena.players.loader import (
-    BUILTIN,
-    COMMAND,
-    PYTHON,
-    BotSource,
-    BotSpec,
-    bundle_files,
-    python_bot_class_name,
-)
-from arena.players.sandbox.runtime import host_runtime
 from arena.store.models import BotVersion, GameSeat
-from bots.registry import UnknownBotError, all_bot_kinds, get_bot_kind, parse_bot_spec
-from engines.registry import get_game
 from engines.seeding import MAX_SEED
+
+if TYPE_CHECKING:
+    from arena.players.loader import BotSource, BotSpec
+
+# The bot loader, the sandbox, the built-in bots and the engines are imported by the
+# functions that use them, so that `arena bots list` loads none of them.
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,63}")
 MAX_CODE_BYTES = 1_000_000
@@ -63,6 +57,8 @@ def check_name(name: str) -> str:
 def reserved_kind(name: str) -> str | None:
     """The built-in kind that owns ``name`` (in any letter case): its own name, or its
     name, ``-`` and one of its parameters (``greedy-seed2``); None for a free name."""
+    from bots.registry import all_bot_kinds
+
     lowered = name.lower()
     for kind in all_bot_kinds():
         if lowered == kind.name or any(
@@ -101,6 +97,9 @@ def builtin_source(kind: str, game: str, params: Mapping[str, Any] | None = None
     Raises:
         UnknownBotError / UnknownGameError: unknown kind, game or parameter.
     """
+    from arena.players.loader import BUILTIN, BotSource
+    from bots.registry import get_bot_kind
+
     bot_kind = get_bot_kind(kind, game)
     return BotSource(BUILTIN, bot_kind.name, bot_kind.validate_params(params))
 
@@ -179,6 +178,8 @@ def python_source(spec: str, params: Mapping[str, Any] | None = None) -> BotSour
             bad parameter (:func:`python_params`).
         BotLoadError: a syntax error or no unique bot class.
     """
+    from arena.players.loader import PYTHON, BotSource, python_bot_class_name
+
     checked = python_params(params, from_text=True)
     path_text, _, class_name = spec.partition(":")
     if ":" in spec and len(path_text) == 1:  # a Windows drive letter, not a class
@@ -222,6 +223,9 @@ def command_source(
             path in ``also`` that does not exist, a file that cannot be read or is not
             UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
     """
+    from arena.players.loader import COMMAND, BotSource, bundle_files
+    from arena.players.sandbox.runtime import host_runtime
+
     checked = python_params(params, "a command bot", from_text=True)
     text = command.strip()
     if not text:
@@ -325,6 +329,9 @@ def add_bot(
         BotRegistryError: a bad name, or a name reserved for another built-in kind.
         UnknownGameError: ``game`` is unknown.
     """
+    from arena.players.loader import BUILTIN
+    from engines.registry import get_game
+
     check_name(name)
     kind = reserved_kind(name)
     if kind is not None and (source.kind != BUILTIN or source.entry != kind):
@@ -393,6 +400,8 @@ def _named(session: Session, name: str, game: str | None) -> str:
         NotFoundError: no bot of that name, or several games have one and ``game`` is
             not given.
     """
+    from engines.registry import get_game
+
     if game is not None:
         return get_game(game).name
     games = sorted(set(session.exec(select(BotVersion.game).where(BotVersion.name == name))))
@@ -412,6 +421,8 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
     Raises:
         NotFoundError: no such bot or version, or an ambiguous name.
     """
+    from arena.players.loader import BUILTIN
+
     name, version = parse_reference(reference)
     game_name = _named(session, name, game)
     query = select(BotVersion).where(BotVersion.name == name, BotVersion.game == game_name)
@@ -436,6 +447,10 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
         NotFoundError: neither a built-in kind for ``game`` nor a registered bot.
         BotRegistryError: a malformed reference, or a bad parameter of a built-in.
     """
+    from arena.players.loader import BUILTIN, BotSource
+    from bots.registry import UnknownBotError, all_bot_kinds, get_bot_kind, parse_bot_spec
+    from engines.registry import get_game
+
     kind_text, with_params, param_text = reference.partition(":")
     builtin = kind_text.strip().lower() in {kind.name for kind in all_bot_kinds()}
     if "@" in kind_text:
@@ -471,6 +486,8 @@ def list_bots(
 ) -> Sequence[BotVersion]:
     query = select(BotVersion)
     if game is not None:
+        from engines.registry import get_game
+
         query = query.where(BotVersion.game == get_game(game).name)
     if not include_retired:
         query = query.where(col(BotVersion.retired).is_(False))
@@ -504,6 +521,8 @@ def remove_bot(session: Session, reference: str, *, game: str | None = None) -> 
 
 def spec_of(bot: BotVersion) -> BotSpec:
     """The picklable spec workers build the bot from."""
+    from arena.players.loader import BotSource, BotSpec
+
     assert bot.id is not None
     return BotSpec(
         bot_id=bot.id,

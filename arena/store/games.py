@@ -44,13 +44,19 @@ the tournament."""
 def _insert_ignoring_duplicates(
     connection: Connection, table: sa.Table, rows: list[dict[str, Any]]
 ) -> None:
+    """Insert ``rows`` (alike in their keys), skipping those already stored.
+
+    SQLite and PostgreSQL get one statement executed for every row at once by the
+    database driver, the values converted by the columns' own types: SQLAlchemy's
+    executemany costs several times the database's own work per row (the driver
+    stores every game this way)."""
     if not rows:
         return
-    dialect = connection.dialect.name
-    if dialect == "sqlite":
-        connection.execute(sqlite.insert(table).on_conflict_do_nothing(), rows)
-    elif dialect == "postgresql":
-        connection.execute(postgresql.insert(table).on_conflict_do_nothing(), rows)
+    dialect = connection.dialect
+    if dialect.name == "sqlite":
+        statement: sa.Insert = sqlite.insert(table).on_conflict_do_nothing()
+    elif dialect.name == "postgresql":
+        statement = postgresql.insert(table).on_conflict_do_nothing()
     else:  # other databases: insert one by one, skipping rows that already exist
         for row in rows:
             try:
@@ -58,6 +64,25 @@ def _insert_ignoring_duplicates(
                     connection.execute(table.insert(), row)
             except sa.exc.IntegrityError:
                 pass
+        return
+    # inline(): no RETURNING of the new ids, which an executemany cannot return.
+    compiled = statement.inline().compile(dialect=dialect, column_keys=list(rows[0]))
+    names = compiled.positiontup if dialect.positional else list(compiled.params)
+    assert names is not None
+    converters = [
+        (position, convert)
+        for position, name in enumerate(names)
+        if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
+    ]
+    parameters: list[Any] = []
+    for row in rows:
+        values = [row[name] for name in names]
+        for position, convert in converters:
+            values[position] = convert(values[position])
+        parameters.append(
+            tuple(values) if dialect.positional else dict(zip(names, values, strict=True))
+        )
+    connection.exec_driver_sql(str(compiled), parameters)
 
 
 def store_games(session: Session, tournament_id: int, games: Sequence[PlayedGame]) -> None:

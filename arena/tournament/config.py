@@ -115,9 +115,10 @@ class TournamentConfig(_Strict):
     max_crash_rate: float = Field(
         default=0.25, ge=0.0, le=1.0, description="suspend a bot above this forfeit-by-crash rate"
     )
-    executor: Literal["auto", "ray", "local"] = Field(
+    executor: Literal["auto", "processes", "ray", "local"] = Field(
         default="auto",
-        description="auto: play here unless Ray's start pays for itself; ray or local force one",
+        description="auto: play here, or in worker processes when they pay for their start "
+        "(Ray with a ray_address); processes, ray or local force one",
     )
     workers: int | None = Field(default=None, ge=1)
     ray_address: str | None = None

@@ -1,17 +1,22 @@
 """Playing planned games on workers: the chunk task and the executors that run it.
 
 :func:`play_chunk` is a pure task from (context, games) to results: it never touches
-the database. The ``local`` executor calls it in this process; the ``ray`` executor
-runs it as Ray tasks with backpressure (``ray.wait``) and retries when a worker dies.
-Chunks are sized from the measured game time so that per-task overhead stays small.
-The ``auto`` executor (the default) plays locally until the games played tell what
-the rest would cost, and hands the rest to Ray only when Ray's start pays for itself.
+the database. The ``local`` executor calls it in this process; the ``processes``
+executor in worker processes of this machine, forked in milliseconds; the ``ray``
+executor runs it as Ray tasks. The last two keep a bounded number of chunks in flight
+(backpressure) and play again the chunks of a worker that died. Chunks are sized from
+the measured game time so that per-task overhead stays small. The ``auto`` executor
+(the default) plays locally until the games played tell what the rest would cost, and
+hands the rest to worker processes when they pay for their start; to Ray when a cluster
+is named or Ray already runs in this process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
+import multiprocessing
 import os
 import signal
 import socket
@@ -19,8 +24,11 @@ import statistics
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +46,27 @@ TARGET_CHUNK_SECONDS = 0.5
 FIRST_CHUNK_GAMES = 4
 MAX_CHUNK_GAMES = 2_000
 LOCAL_MAX_CHUNK_GAMES = 64
-EXECUTORS = ("auto", "ray", "local")
+PROCESS_CHUNK_SECONDS = 0.1
+"""A worker process's chunk: long enough that sending it and its results back costs
+little, short enough that the driver stores, checks for cancellation and suspends bots
+often."""
+PROCESS_MAX_CHUNK_GAMES = 1_000
+"""Small enough that a chunk waiting in a worker's pipe never fills it (a worker that
+sends results while the driver sends it a chunk must not block both)."""
+MAX_CHUNK_ATTEMPTS = 5
+"""How often a chunk is played again after its worker process died (Ray's retries)."""
+EXECUTORS = ("auto", "processes", "ray", "local")
 
-RAY_START_SECONDS = 5.0
-"""What starting a local Ray instance costs a run before its first game is played:
-``ray.init`` (about 2.5 s on a quiet 2-core machine, docs/benchmarks.md) and each
-worker's first import of the engines and bots."""
+PROCESSES_START_SECONDS = 0.2
+"""What starting the worker processes costs a run before their first game: a fork each
+(milliseconds) and each worker's first load of its bots."""
+
 PROBE_SECONDS = 0.5
 PROBE_GAMES = 3
+PROBE_FLOOR_SECONDS = 0.1
 """The auto executor plays this long, and this many games at least, locally and one
 game at a time before it decides; it decides at once when the probe has cost as much as
-Ray's start."""
+the parallel executor's start (or the floor, when that start costs less)."""
 
 
 class ExecutionError(ArenaError):
@@ -110,7 +128,21 @@ def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """Who played a game, as stored with it: ``host:pid``, and on a Ray worker the node
+    too, ``host:pid@node-ip/node-id``: several nodes may share a host name (containers,
+    pods, two nodes on one machine), never a node id."""
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    ray = sys.modules.get("ray")  # never imported here just to find there is no node
+    if ray is None or not ray.is_initialized():
+        return name
+    return f"{name}@{_ray_node()}"
+
+
+def _ray_node() -> str:
+    import ray
+
+    node_ip = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+    return f"{node_ip}/{ray.get_runtime_context().get_node_id()}"
 
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
@@ -342,9 +374,243 @@ def _use_cluster_token() -> None:
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
-def ray_pays(seconds: float, cores: int, start_seconds: float) -> bool:
-    """Whether ``seconds`` of play on one core end sooner on Ray's ``cores`` workers
-    once Ray's start (``start_seconds``) is paid."""
+@dataclass
+class _Chunk:
+    games: list[PlannedGame]
+    attempts: int = 0
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    connection: Connection
+    in_flight: deque[_Chunk] = field(default_factory=deque)
+
+
+@dataclass
+class ProcessExecutor:
+    """Runs chunks in worker processes on this machine, at most ``in_flight`` at a time
+    per worker; the driver alone stores what they return.
+
+    The workers are forked (where the platform can) when a run needs them, so they
+    start in milliseconds with the engines and bots already imported, and live until
+    :meth:`close`: a tournament's later batches find them warm, with their bots. A
+    worker that dies mid-chunk is replaced and its chunks are played again (a chunk
+    whose workers died :data:`MAX_CHUNK_ATTEMPTS` times fails the run); what a worker
+    sent before it died is handled once, so no game is lost or handled twice."""
+
+    workers: int | None = None
+    sizer: ChunkSizer = field(
+        default_factory=lambda: ChunkSizer(PROCESS_CHUNK_SECONDS, PROCESS_MAX_CHUNK_GAMES)
+    )
+    in_flight_per_worker: int = 2
+    _pool: list[_Worker] = field(default_factory=list)
+
+    def run(
+        self,
+        context: TournamentContext,
+        games: Iterable[PlannedGame],
+        handle: ResultHandler,
+        *,
+        expected: int | None = None,
+    ) -> None:
+        """As :meth:`LocalExecutor.run`, in the worker processes.
+
+        Raises:
+            ExecutionError: a worker process failed to play a chunk, or one chunk's
+                workers died :data:`MAX_CHUNK_ATTEMPTS` times.
+        """
+        for worker in [worker for worker in self._pool if not worker.process.is_alive()]:
+            worker.connection.close()  # died between runs
+            self._pool.remove(worker)
+        count = self.workers or os.cpu_count() or 1
+        while len(self._pool) < count:
+            self._pool.append(self._start_worker())
+        for worker in self._pool:
+            _send(worker, ("context", context))
+        chunks = _chunks(games, self.sizer)
+        again: deque[_Chunk] = deque()
+        finished = False
+        try:
+            while True:
+                for worker in self._pool:
+                    while len(worker.in_flight) < self.in_flight_per_worker:
+                        chunk = again.popleft() if again else _next_chunk(chunks)
+                        if chunk is None:
+                            break
+                        worker.in_flight.append(chunk)
+                        _send(worker, ("play", chunk.games))
+                busy = [worker for worker in self._pool if worker.in_flight]
+                if not busy:
+                    finished = True
+                    return
+                for result in self._results(busy, again, context):
+                    self.sizer.observe(result)
+                    if not handle(result):
+                        return
+        finally:
+            if not finished:
+                self._stop_busy()
+
+    def _results(
+        self, busy: list[_Worker], again: deque[_Chunk], context: TournamentContext
+    ) -> list[ChunkResult]:
+        """The chunks finished next, waiting for at least one; a dead worker's chunks
+        go to ``again`` and a fresh worker takes its place."""
+        waited: list[Any] = [worker.connection for worker in busy]
+        waited += [worker.process.sentinel for worker in busy]
+        ready = set(wait(waited))
+        results: list[ChunkResult] = []
+        for worker in busy:
+            died = worker.process.sentinel in ready
+            while worker.in_flight and (died or worker.connection in ready):
+                # A dead worker's last results may still wait in its pipe.
+                if died and not worker.connection.poll():
+                    break
+                try:
+                    kind, payload = worker.connection.recv()
+                except (EOFError, OSError):
+                    died = True
+                    break
+                chunk = worker.in_flight.popleft()
+                if kind == "error":
+                    raise ExecutionError(
+                        f"a worker process failed on games {_span(chunk.games)}: {payload}"
+                    )
+                results.append(payload)
+                ready.discard(worker.connection)
+            if died:
+                self._replace(worker, again, context)
+        return results
+
+    def _replace(self, worker: _Worker, again: deque[_Chunk], context: TournamentContext) -> None:
+        worker.process.join()
+        worker.connection.close()
+        self._pool.remove(worker)
+        playing = worker.in_flight[0]  # the others waited in its pipe
+        playing.attempts += 1
+        if playing.attempts >= MAX_CHUNK_ATTEMPTS:
+            raise ExecutionError(
+                f"worker processes died {playing.attempts} times playing games "
+                f"{_span(playing.games)} (exit code {worker.process.exitcode})"
+            )
+        again.extendleft(reversed(worker.in_flight))
+        fresh = self._start_worker()
+        _send(fresh, ("context", context))
+        self._pool.append(fresh)
+
+    def _start_worker(self) -> _Worker:
+        methods = multiprocessing.get_all_start_methods()
+        # Fork: the engines and bots are imported already. Elsewhere a fresh interpreter.
+        method = "fork" if sys.platform == "linux" and "fork" in methods else "spawn"
+        mp = multiprocessing.get_context(method)
+        here, there = mp.Pipe()
+        # A forked worker holds copies of the driver's ends of every pipe: it closes them.
+        inherited = [worker.connection for worker in self._pool] + [here]
+        process = mp.Process(  # type: ignore[attr-defined]
+            target=_serve,
+            args=(there, inherited if method == "fork" else [], os.getpid()),
+            name="arena-worker",
+            daemon=True,
+        )
+        process.start()
+        there.close()
+        return _Worker(process, here)
+
+    def _stop_busy(self) -> None:
+        """Stop the workers still playing chunks nobody waits for (an interrupted or
+        stopped run): the next run forks fresh ones."""
+        for worker in [worker for worker in self._pool if worker.in_flight]:
+            _stop(worker.process)
+            worker.connection.close()
+            self._pool.remove(worker)
+
+    def close(self) -> None:
+        for worker in self._pool:
+            if not worker.in_flight:
+                with contextlib.suppress(OSError):
+                    worker.connection.send(None)  # closes its bots and exits
+        for worker in self._pool:
+            worker.process.join(timeout=5.0)
+            _stop(worker.process)
+            worker.connection.close()
+        self._pool.clear()
+
+
+def _send(worker: _Worker, message: tuple[str, Any]) -> None:
+    # A worker that died cannot be written to: its sentinel tells, and its chunks are
+    # played again then.
+    with contextlib.suppress(OSError):
+        worker.connection.send(message)
+
+
+def _next_chunk(chunks: Iterator[list[PlannedGame]]) -> _Chunk | None:
+    games = next(chunks, None)
+    return None if games is None else _Chunk(games)
+
+
+def _span(games: Sequence[PlannedGame]) -> str:
+    first, last = games[0].index, games[-1].index
+    return str(first) if first == last else f"{first}–{last}"
+
+
+def _stop(process: BaseProcess) -> None:
+    if process.is_alive():
+        process.terminate()
+        process.join(timeout=5.0)
+    if process.is_alive():
+        process.kill()
+        process.join()
+
+
+_inherited_bots: list[Bot] = []
+
+
+def _serve(connection: Connection, inherited: list[Connection], driver: int) -> None:
+    """A worker process: play the chunks the driver sends, with the context it sent
+    last, until it sends None or goes away."""
+    global _bot_cache
+    # Ctrl-C reaches the whole process group: the driver stops its workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for other in inherited:
+        other.close()  # else a dead driver's pipes would stay open and the worker wait
+    if sys.platform == "linux":
+        from arena.players.sandbox import kernel
+
+        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # a killed driver's too
+        if os.getppid() != driver:  # it died before that took effect
+            return
+    # A forked worker inherits the driver's bots (and the sandboxes they talk to):
+    # kept, never used nor closed, for closing them would end the driver's sandboxes.
+    _inherited_bots.extend(_bot_cache.values())
+    _bot_cache = {}
+    context: TournamentContext | None = None
+    try:
+        while True:
+            try:
+                message = connection.recv()
+            except (EOFError, OSError):
+                return
+            if message is None:
+                return
+            kind, payload = message
+            if kind == "context":
+                context = payload
+                continue
+            assert context is not None, "the driver sends the context first"
+            try:
+                connection.send(("result", play_chunk(context, payload)))
+            except Exception as exc:  # a bug of the host: the driver fails the run
+                connection.send(("error", repr(exc)))
+    finally:
+        for bot in _bot_cache.values():
+            bot.close()
+
+
+def parallel_pays(seconds: float, cores: int, start_seconds: float) -> bool:
+    """Whether ``seconds`` of play on one core end sooner on ``cores`` workers once
+    their start (``start_seconds``) is paid."""
     return cores > 1 and seconds * (1 - 1 / cores) > start_seconds
 
 
@@ -361,20 +627,22 @@ def _ray_running() -> bool:
 
 @dataclass
 class AutoExecutor:
-    """Chooses per run between playing here and Ray, by what pays.
+    """Chooses per run between playing here, worker processes and Ray, by what pays.
 
     With a cluster address it is Ray; with one worker, local. Otherwise it plays
     locally, one game at a time, for :data:`PROBE_SECONDS`, then estimates the rest
-    from the time per game measured so far: Ray takes over when it would end sooner
-    despite its start, else the games go on here. Either way the driver stores every
-    game the same way. ``announce`` receives one line saying what was chosen and why,
-    each time the choice is made or changes."""
+    from the time per game measured so far: the parallel executor takes over when it
+    would end sooner despite its start, else the games go on here. The parallel
+    executor is Ray when Ray already runs in this process (a warm instance, or a
+    cluster joined), else worker processes, which start in milliseconds. Either way
+    the driver stores every game the same way. ``announce`` receives one line saying
+    what was chosen and why, each time the choice is made or changes."""
 
     workers: int | None = None
     address: str | None = None
     announce: Callable[[str], None] = lambda line: None
     local: LocalExecutor = field(default_factory=LocalExecutor)
-    ray: RayExecutor | None = None
+    parallel: RayExecutor | ProcessExecutor | None = None
     game_seconds: list[float] = field(default_factory=list)
     seconds: float = 0.0
     chosen: str | None = None
@@ -394,24 +662,33 @@ class AutoExecutor:
             self._choose("ray", f"joining the Ray cluster at {self.address}")
         elif self.workers == 1:
             self._choose("local", "one worker")
-        elif self.chosen != "ray":
+        elif self.parallel is None:
             probed = self._probe(context, source, handle)
             if probed is None:
                 return
             self._decide(probed, max(0, (expected or 0) - probed))
-        if self.ray is not None:
-            self.ray.run(context, source, handle)
+        if self.parallel is not None:
+            self.parallel.run(context, source, handle)
         else:
             self.local.run(context, source, _observed(handle, self._observe))
+
+    def _start(self) -> tuple[str, float, str]:
+        """The parallel executor to hand over to, what its start costs and its name
+        for the announcement."""
+        if _ray_running():
+            return "ray", 0.0, "the running Ray"
+        return "processes", PROCESSES_START_SECONDS, "worker processes"
 
     def _probe(
         self, context: TournamentContext, games: Iterator[PlannedGame], handle: ResultHandler
     ) -> int | None:
         """Play games here one at a time until :data:`PROBE_SECONDS` of play and
         :data:`PROBE_GAMES` games are measured over this and earlier runs (or the probe
-        has cost Ray's start); the games played, None when ``handle`` asked to stop."""
+        has cost the parallel executor's start); the games played, None when
+        ``handle`` asked to stop."""
+        _, start, _ = self._start()
         played = 0
-        while self.seconds < RAY_START_SECONDS and (
+        while self.seconds < max(start, PROBE_FLOOR_SECONDS) and (
             len(self.game_seconds) < PROBE_GAMES or self.seconds < PROBE_SECONDS
         ):
             planned = next(games, None)
@@ -435,31 +712,32 @@ class AutoExecutor:
             self._choose("local", f"auto: all {probed} games played here in {self.seconds:.1f} s")
             return
         cores = min(self.workers or os.cpu_count() or 1, os.cpu_count() or 1)
+        kind, start, name = self._start()
         estimate = estimated_seconds(self.game_seconds, left)
         work = f"{left} more games ≈ {estimate:.1f} s of play here"
-        if _ray_running():
-            start, cost = 0.0, "the running Ray"
-        else:
-            start, cost = RAY_START_SECONDS, f"Ray's start (~{RAY_START_SECONDS:g} s)"
-        pays = ray_pays(estimate, cores, start)
-        verdict = "pays" if pays else "would not pay"
-        self._choose("ray" if pays else "local", f"auto: {work}; {cost} {verdict} on {cores} cores")
+        pays = parallel_pays(estimate, cores, start)
+        cost = f"{name} (start ~{start:g} s)" if start else name
+        verdict = "pay" if pays else "would not pay"
+        self._choose(kind if pays else "local", f"auto: {work}; {cost} {verdict} on {cores} cores")
 
     def _choose(self, kind: str, why: str) -> None:
-        if kind == "ray" and self.ray is None:
+        if kind != "local" and self.parallel is None:
             self.local.close()  # its bots (and their sandboxes) are not needed any more
-            self.ray = RayExecutor(workers=self.workers, address=self.address)
+            if kind == "ray":
+                self.parallel = RayExecutor(workers=self.workers, address=self.address)
+            else:
+                self.parallel = ProcessExecutor(workers=self.workers)
             # The first chunks are sized from the games played here.
-            self.ray.sizer.games = len(self.game_seconds)
-            self.ray.sizer.seconds = self.seconds
+            self.parallel.sizer.games = len(self.game_seconds)
+            self.parallel.sizer.seconds = self.seconds
         if kind != self.chosen:
             self.announce(f"executor: {kind} ({why})")
         self.chosen = kind
 
     def close(self) -> None:
         self.local.close()
-        if self.ray is not None:
-            self.ray.close()
+        if self.parallel is not None:
+            self.parallel.close()
 
 
 def _observed(handle: ResultHandler, observe: Callable[[ChunkResult], None]) -> ResultHandler:
@@ -470,7 +748,7 @@ def _observed(handle: ResultHandler, observe: Callable[[ChunkResult], None]) -> 
     return observed
 
 
-Executor = LocalExecutor | RayExecutor | AutoExecutor
+Executor = LocalExecutor | ProcessExecutor | RayExecutor | AutoExecutor
 
 
 def make_executor(
@@ -493,4 +771,6 @@ def make_executor(
     announce(f"executor: {kind} (as asked)")
     if kind == "local":
         return LocalExecutor()
+    if kind == "processes":
+        return ProcessExecutor(workers=workers)
     return RayExecutor(workers=workers, address=address)

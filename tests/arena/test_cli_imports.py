@@ -1,5 +1,7 @@
 """The command line starts at once: ``arena --help``, ``arena games`` and ``arena bots
-list`` load neither Ray, SciPy, NumPy nor (but for the bot list) the database layer."""
+list`` load neither Ray, SciPy, NumPy nor (but for the bot list) the database layer;
+``arena --help`` loads no engine, no bot and no pydantic, ``arena bots list`` no engine,
+no bot and no bot loader."""
 
 from __future__ import annotations
 
@@ -7,13 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 from sqlalchemy.exc import OperationalError
 from typer.testing import CliRunner
 
+import engines
+import engines.cards
 from arena.cli import ArenaGroup
+from arena.cli import bots as bots_cli
 from arena.cli import report as report_cli
 from arena.cli import tournament as tournament_cli
+from arena.play.time_control import TimeClass
+from arena.players.sandbox import DEFAULT_LIMITS
 from arena.report.format import FORMATS as REPORT_FORMATS
 from arena.store.db import open_database
 from arena.tournament.config import FORMATS as TOURNAMENT_FORMATS
@@ -21,6 +29,7 @@ from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
 ALWAYS_HEAVY = ("ray", "scipy", "numpy", "matplotlib", "alembic", "fastapi", "uvicorn")
 DATABASE = ("sqlalchemy", "sqlmodel")
+ENGINES_AND_BOTS = ("engines.core", "engines.kardinal", "bots.registry", "arena.players.loader")
 
 # Imports the command line, then runs commands one after the other in this interpreter;
 # prints the heavy modules loaded after the import, then after all the commands (modules
@@ -65,6 +74,13 @@ def test_importing_the_command_line_help_and_games_load_nothing_heavy(tmp_path: 
     assert imported == ran == []
 
 
+def test_the_top_level_help_loads_no_engine_bot_or_pydantic(tmp_path: Path) -> None:
+    imported, ran = loaded_modules(
+        ("--help",), heavy=(*ENGINES_AND_BOTS, "pydantic", "typer._adapters"), cwd=tmp_path
+    )
+    assert imported == ran == []
+
+
 def test_listing_bots_loads_the_database_but_not_alembic_ray_or_scipy(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     open_database(db).dispose()  # migrated: opening it again needs no Alembic
@@ -74,10 +90,36 @@ def test_listing_bots_loads_the_database_but_not_alembic_ray_or_scipy(tmp_path: 
     assert ran == sorted(DATABASE)
 
 
+def test_listing_bots_loads_no_engine_bot_or_bot_loader(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    open_database(db).dispose()
+    _, ran = loaded_modules(("bots", "list", "--db", db), heavy=ENGINES_AND_BOTS, cwd=tmp_path)
+    assert ran == []
+
+
+def test_the_engines_errors_load_without_the_engines() -> None:
+    probe = "import sys, engines.errors; print('engines.core' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300
+    )
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_every_name_of_the_engines_package_is_importable_from_it() -> None:
+    for name in engines.__all__:
+        getattr(engines, name)  # raises AttributeError for a name it cannot load
+    assert engines.Card is engines.cards.Card
+    assert set(engines.__all__) <= set(dir(engines))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(engines, "nope")  # noqa: B009
+
+
 def test_the_names_the_command_line_keeps_for_its_help_match_their_sources() -> None:
     assert tournament_cli.TOURNAMENT_TYPES == TOURNAMENT_FORMATS
     assert tournament_cli.DEFAULT_RATING_INTERVAL == DEFAULT_RATING_INTERVAL
     assert report_cli.FORMATS == REPORT_FORMATS
+    assert tuple(TimeClass) == report_cli.TIME_CLASSES
+    assert DEFAULT_LIMITS.move_seconds == bots_cli.CHECK_SECONDS
 
 
 def test_a_database_error_is_one_line_with_exit_code_2() -> None:

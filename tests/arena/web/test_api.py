@@ -156,4 +156,7 @@ def test_serve_and_worker_refuse_bad_options(tmp_path: object) -> None:
     result = runner.invoke(app, ["serve", "--port", "0", "--db", f"{tmp_path}/a.db"])
     assert result.exit_code == 2 and "--port must be between 1 and 65535" in result.stderr
     result = runner.invoke(app, ["worker", "--executor", "dask", "--db", f"{tmp_path}/a.db"])
-    assert result.exit_code == 2 and "--executor must be auto, ray or local" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "--executor must be one of auto, processes, ray, local, not 'dask'" in result.stderr
+    )
