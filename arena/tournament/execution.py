@@ -18,6 +18,7 @@ import dataclasses
 import itertools
 import multiprocessing
 import os
+import secrets
 import signal
 import socket
 import statistics
@@ -88,6 +89,10 @@ class TournamentContext:
     """A bot's own time control, by bot id."""
     deals: dict[int, dict[str, Any]] = field(default_factory=dict)
     """With a deal file: the deal each deal seed plays (else the seed shuffles it)."""
+    run: str = field(default_factory=lambda: secrets.token_hex(8))
+    """This run of the tournament: the key of the bots a worker keeps between chunks, so
+    that a process never plays a bot loaded for another run (tournament ids repeat across
+    databases, and a resumed run may hold other bot versions)."""
 
     def control_of(self, bot_id: int) -> TimeControl:
         return self.time_controls.get(bot_id, self.time_control)
@@ -114,12 +119,12 @@ class ChunkResult:
     seconds: float
 
 
-_bot_cache: dict[tuple[int, int, int], Bot] = {}
+_bot_cache: dict[tuple[str, int, int], Bot] = {}
 
 
 def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
     # One instance per seat: a bot playing itself must not share its memory.
-    key = (context.tournament_id, bot_id, seat)
+    key = (context.run, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
         bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
