@@ -46,6 +46,7 @@ def test_builtin_bots_version_by_parameters(db: Path) -> None:
     assert code == 0 and "'seed': 9" in out
 
 
+@pytest.mark.slow
 def test_changed_python_code_is_a_new_version_and_the_stored_code_is_shown(
     db: Path, tmp_path: Path
 ) -> None:
@@ -62,6 +63,7 @@ def test_changed_python_code_is_a_new_version_and_the_stored_code_is_shown(
     assert "legal_actions[0]" in out and "legal_actions[-1]" not in out
 
 
+@pytest.mark.slow
 def test_remove_retires_but_keeps_history(db: Path) -> None:
     arena(db, "bots", "add", "rnd", "-g", "koenigsgarten", "--builtin", "random")
     code, out, _ = arena(db, "bots", "remove", "rnd")

@@ -90,6 +90,7 @@ def test_listing_bots_loads_the_database_but_not_alembic_ray_or_scipy(tmp_path: 
     assert ran == sorted(DATABASE)
 
 
+@pytest.mark.slow
 def test_listing_bots_loads_no_engine_bot_or_bot_loader(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     open_database(db).dispose()

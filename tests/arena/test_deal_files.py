@@ -71,6 +71,7 @@ def test_deals_make_refuses_bad_input_in_one_line(
     assert code == 2 and message in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_two_runs_with_one_deal_file_play_the_same_deals(tmp_path: Path) -> None:
     deals = make(tmp_path / "deals.jsonl", count=3)
     first, second = tmp_path / "first.db", tmp_path / "second.db"
@@ -110,6 +111,7 @@ def test_two_runs_with_one_deal_file_play_the_same_deals(tmp_path: Path) -> None
     assert played_deals(third) != played
 
 
+@pytest.mark.slow
 def test_sequential_order_wraps_and_random_order_draws_from_the_file(tmp_path: Path) -> None:
     deals = [line["deal"] for line in make(tmp_path / "deals.jsonl", count=2)]
     sequential = tmp_path / "sequential.db"

@@ -117,6 +117,7 @@ def test_a_lease_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
     assert not lease.renew() and lease.lost
 
 
+@pytest.mark.slow
 def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     # Games of ~50 ms: the second resume looks long before the first could finish.
@@ -138,6 +139,7 @@ def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     assert_complete_without_duplicates(db, 1, 200)
 
 
+@pytest.mark.slow
 def test_a_resume_while_the_run_goes_on_exits_2_and_the_run_completes(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     process = start(db, *run_args("local", 200, SLOWER))

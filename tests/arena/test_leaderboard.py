@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
@@ -21,6 +22,7 @@ def arena(db: Path, *args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.slow
 def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     common = ("--game", "koenigsgarten", "--executor", "local")

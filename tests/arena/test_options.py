@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -39,6 +40,7 @@ def test_play_reads_a_deck_file_into_the_record(tmp_path: Path) -> None:
     assert json.loads(record.read_text())["options"]["deck"] == deck_to_data(DEFAULT_DECK)
 
 
+@pytest.mark.slow
 def test_a_config_names_its_deck_relative_to_itself(tmp_path: Path) -> None:
     deck = tmp_path / "decks" / "mine.toml"
     deck.parent.mkdir()

@@ -178,6 +178,7 @@ class Sleeper:
 """
 
 
+@pytest.mark.slow
 def test_play_keeps_time_controls_for_every_bot_or_one(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     (tmp_path / "sleeper.py").write_text(SLEEPER)

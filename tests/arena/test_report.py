@@ -226,6 +226,7 @@ def test_csv_holds_numbers_only(played: Played) -> None:
         assert int(record["unplayed"]) == bot["unplayed"]
 
 
+@pytest.mark.slow
 def test_markdown_and_html_state_the_configuration_and_align_numbers(
     played: Played, tmp_path: Path
 ) -> None:
@@ -372,6 +373,7 @@ def test_elo_and_openskill_disagreeing_is_explained() -> None:
 # -- SPRT --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sprt_report_is_the_candidates_test_in_every_format(tmp_path: Path) -> None:
     # The candidate, listed first, has the name that sorts last.
     db, config = tmp_path / "s.db", tmp_path / "sprt.toml"

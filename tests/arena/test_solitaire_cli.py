@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
@@ -72,6 +73,7 @@ def test_wilson_interval_is_scipys() -> None:
     assert tally.win_rate == 151 / 200
 
 
+@pytest.mark.slow
 def test_a_solver_row_with_bot_parameters() -> None:
     code, out, _ = run(
         "solitaire", "blumengarten", "--bot", "solver:node_limit=20000", "--deals", "2"

@@ -119,6 +119,7 @@ def test_the_live_statistics_hold_only_the_rotations_under_way() -> None:
     assert statistics.ratings is not None, "refitted on the way"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bots", "seats"),
     [(["random", "random:seed=1", "greedy"], 2), (["random", "random:seed=1", "greedy"], 3)],

@@ -178,6 +178,7 @@ def plays_a_game(db: Path, name: str) -> bool:
     return outcome.get("offender") is None
 
 
+@pytest.mark.slow
 def test_a_command_bot_is_stored_with_its_files_and_plays_without_them(
     db: Path, tmp_path: Path
 ) -> None:

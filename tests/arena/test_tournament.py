@@ -140,6 +140,7 @@ def test_the_same_seed_replays_the_same_tournament(tmp_path: Path) -> None:
     assert records[0] == records[1]
 
 
+@pytest.mark.slow
 def test_the_stored_code_runs_not_the_file(db: str, tmp_path: Path) -> None:
     file = tmp_path / "bot.py"
     file.write_text(SLEEPY_FIRST_LEGAL.format(delay=0))
@@ -215,6 +216,7 @@ def test_every_example_config_is_valid() -> None:
         assert config.game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "message"),
     [
@@ -285,6 +287,7 @@ def test_the_demo_config_file_matches_the_embedded_demo() -> None:
     assert read_config_file(CONFIGS / "demo.toml") == DEMO_CONFIG
 
 
+@pytest.mark.slow
 def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
     db: str, tmp_path: Path
 ) -> None:

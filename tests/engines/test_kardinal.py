@@ -502,6 +502,7 @@ def test_the_game_ends_as_soon_as_every_country_card_is_taken(seed: int, seats: 
     assert outcome is not None and outcome.termination == Termination.ALL_CARDS_TAKEN
 
 
+@pytest.mark.slow
 @settings(max_examples=10)
 @given(seed=seeds, seats=st.integers(min_value=2, max_value=5))
 def test_every_player_skipping_in_a_row_cannot_come_about(seed: int, seats: int) -> None:

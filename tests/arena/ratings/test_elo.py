@@ -120,6 +120,7 @@ def random_games(data: st.DataObject, players: int) -> PairwiseGames:
     return PairwiseGames.from_arrays(names, first, second, scores)
 
 
+@pytest.mark.slow
 @given(data=st.data(), players=st.integers(2, 5))
 def test_fit_solves_the_likelihood_equations(data: st.DataObject, players: int) -> None:
     """At the maximum every player's expected score equals the actual score."""
@@ -132,6 +133,7 @@ def test_fit_solves_the_likelihood_equations(data: st.DataObject, players: int) 
     assert ratings.elo.sum() == pytest.approx(0.0, abs=1e-7)
 
 
+@pytest.mark.slow
 @given(data=st.data(), players=st.integers(2, 5))
 def test_fit_ignores_game_order(data: st.DataObject, players: int) -> None:
     games = random_games(data, players)
@@ -142,6 +144,7 @@ def test_fit_ignores_game_order(data: st.DataObject, players: int) -> None:
     assert np.allclose(fit_elo(games).elo, fit_elo(shuffled).elo, atol=1e-7)
 
 
+@pytest.mark.slow
 @given(data=st.data(), players=st.integers(2, 5))
 def test_swapping_who_won_mirrors_the_ratings(data: st.DataObject, players: int) -> None:
     games = random_games(data, players)
@@ -151,6 +154,7 @@ def test_swapping_who_won_mirrors_the_ratings(data: st.DataObject, players: int)
     assert np.allclose(original.covariance, flipped.covariance, atol=1e-6)
 
 
+@pytest.mark.slow
 @given(data=st.data(), players=st.integers(2, 5))
 def test_renaming_players_permutes_the_ratings(data: st.DataObject, players: int) -> None:
     games = random_games(data, players)
@@ -161,6 +165,7 @@ def test_renaming_players_permutes_the_ratings(data: st.DataObject, players: int
     assert np.allclose(fit_elo(renamed).elo[relabel], fit_elo(games).elo, atol=1e-7)
 
 
+@pytest.mark.slow
 @given(data=st.data(), players=st.integers(2, 5))
 def test_los_is_a_probability_of_order(data: st.DataObject, players: int) -> None:
     ratings = fit_elo(random_games(data, players))

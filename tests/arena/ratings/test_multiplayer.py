@@ -130,6 +130,7 @@ def plackett_luce_games(rng: np.random.Generator, games: int) -> list[GameResult
     return results
 
 
+@pytest.mark.slow
 def test_decomposed_games_keep_95_percent_coverage() -> None:
     """Each game is its own group: the intervals account for the six pairwise results
     of a game sharing one outcome. Treated as independent games they would be too

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.store.db import session_scope
 from arena.store.models import Tournament
 from tests.arena.web.conftest import Web, play_tournament
@@ -64,6 +66,7 @@ def test_a_queued_tournament_page_polls_and_names_are_escaped(web: Web) -> None:
     assert 'data-live="true"' in html and "/static/tournament.js" in html
 
 
+@pytest.mark.slow
 def test_missing_pages_are_html_404s(web: Web) -> None:
     for path, words in [
         ("/tournaments/7", "no tournament 7"),

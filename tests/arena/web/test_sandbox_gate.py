@@ -51,6 +51,7 @@ def test_uploads_are_refused_where_the_sandbox_is_weak(weak_web: Web) -> None:
     assert stored(weak_web) == []
 
 
+@pytest.mark.slow
 def test_the_operator_can_allow_uploads_into_a_weak_sandbox(engine: Engine) -> None:
     settings = dataclasses.replace(TEST_SETTINGS, allow_weak_sandbox=True)
     with TestClient(create_app(engine, settings=settings, isolation=NO_ISOLATION)) as client:

@@ -65,6 +65,7 @@ def stored(web: Web) -> list[BotVersion]:
         return list(session.exec(select(BotVersion)).all())
 
 
+@pytest.mark.slow
 def test_a_python_bot_is_checked_out_of_process_and_stored_for_its_owner(
     web: Web, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,6 +99,7 @@ def test_a_rejected_bot_is_not_stored_and_the_reason_is_given(web: Web) -> None:
     assert stored(web) == []
 
 
+@pytest.mark.slow
 def test_an_archive_with_folders_runs_by_its_command(web: Web) -> None:
     archive = tar_gz(
         {

@@ -61,6 +61,7 @@ def test_greedy_makes_safe_foundation_moves_first() -> None:
     assert all(text.endswith(">f") for _, text in record.actions)
 
 
+@pytest.mark.slow
 def test_greedy_beats_random_on_average() -> None:
     greedy = random = 0.0
     for seed in range(6):
@@ -103,6 +104,7 @@ def test_solver_keeps_within_the_game_clock() -> None:
     assert not record.outcome_value.is_forfeit
 
 
+@pytest.mark.slow
 def test_solver_bot_wins_at_least_as_often_as_greedy() -> None:
     solver_wins = greedy_wins = 0
     for seed in range(4):

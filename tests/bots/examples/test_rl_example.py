@@ -20,6 +20,7 @@ from bots.examples.rl.train_koenigsgarten import bot_source, evaluate, main, tra
 runner = CliRunner()
 
 
+@pytest.mark.slow
 def test_training_turns_a_random_player_into_a_strong_one() -> None:
     weights = train(400, seed=3)
     untrained = evaluate(np.zeros(len(policy.FEATURES)), 100, seed=99)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.play.runner import play_game
 from bots.base import GameInfo
 from bots.kardinal.greedy import KardinalGreedyBot
@@ -35,6 +37,7 @@ def test_greedy_beats_random_clearly_with_four_players() -> None:
     assert mean_place < 1.6
 
 
+@pytest.mark.slow
 def test_greedy_beats_random_clearly_one_on_one() -> None:
     wins, _ = greedy_against_random(2, 10)
     assert wins >= 8

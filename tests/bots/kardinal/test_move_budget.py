@@ -87,11 +87,13 @@ def test_the_budget_grows_with_iterations_or_follows_the_time_limit() -> None:
     assert {"greedy", "ismcts", "random", "first-legal"} <= set(bot_specs())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [2, 5])
 def test_every_bot_moves_in_time_on_the_deck_without_circles(seats: int) -> None:
     assert_within_budget(no_circles_deck(), seats, seed=1, specs=bot_specs())
 
 
+@pytest.mark.slow
 def test_every_bot_moves_in_time_with_only_mixed_tablets() -> None:
     deck = no_circles_deck(TabletMix(reclaim=0, three=0, mixed=8, minus2=0))
     assert_within_budget(deck, 2, seed=2, specs=bot_specs())

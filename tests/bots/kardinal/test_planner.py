@@ -73,6 +73,7 @@ def every_order_plans(state: KardinalState, evaluator: Evaluator, limit: int) ->
     return sorted(best.values(), key=lambda part: -part.value)[:limit]
 
 
+@pytest.mark.slow
 def test_the_plans_are_those_of_a_search_of_every_order() -> None:
     compared = 0
     for state in positions(16, seed=21) + hoarding_positions(no_circles_deck(), 2, 5, 40)[-8:]:

@@ -66,6 +66,7 @@ def decide(bot: Bot, state: KardinalState) -> str:
     return str(bot.act(state.observation(seat), state.legal_actions(), None))
 
 
+@pytest.mark.slow
 def test_every_plan_is_legal_and_uses_only_tablets_really_held() -> None:
     for state in positions(12):
         if not can_take(state.legal_actions()):
@@ -85,6 +86,7 @@ def test_every_plan_is_legal_and_uses_only_tablets_really_held() -> None:
                 assert any(isinstance(a, Take) for a in plan.actions)
 
 
+@pytest.mark.slow
 def test_the_best_plan_starts_with_the_greedy_players_choice() -> None:
     checked = 0
     for state in positions(12, seed=3):
@@ -98,6 +100,7 @@ def test_the_best_plan_starts_with_the_greedy_players_choice() -> None:
     assert checked >= 5
 
 
+@pytest.mark.slow
 def test_the_search_plays_the_first_action_of_one_of_its_plans() -> None:
     for state in positions(6, seed=5):
         if not can_take(state.legal_actions()):
@@ -122,6 +125,7 @@ def test_after_taking_the_stone_follows_the_greedy_rule() -> None:
     assert checked >= 3
 
 
+@pytest.mark.slow
 def test_with_nothing_to_take_it_skips_rather_than_waste_a_tablet() -> None:
     # The search once played the first legal action here: a tablet, for nothing.
     states = tablets_but_no_take(15)
@@ -133,6 +137,7 @@ def test_with_nothing_to_take_it_skips_rather_than_waste_a_tablet() -> None:
         assert str(state.legal_actions()[0]).startswith("play ")
 
 
+@pytest.mark.slow
 def test_playing_a_plan_finishes_the_turn() -> None:
     for state in positions(8, seed=11):
         if not can_take(state.legal_actions()):
@@ -145,6 +150,7 @@ def test_playing_a_plan_finishes_the_turn() -> None:
             assert trial.is_terminal() or trial.current_seat != me
 
 
+@pytest.mark.slow
 def test_greedy_simulations_take_what_the_greedy_player_takes() -> None:
     checked = 0
     for state in positions(12, seed=13):

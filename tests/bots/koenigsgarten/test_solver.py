@@ -48,6 +48,7 @@ def random_game(seed: int) -> KoenigsgartenState:
     return state
 
 
+@pytest.mark.slow
 def test_values_near_the_end_agree_with_plain_minimax() -> None:
     compared = 0
     for seed in range(24):

@@ -94,6 +94,7 @@ def test_a_command_naming_a_host_path_is_refused_before_it_runs(
     assert stored_names(web) == []
 
 
+@pytest.mark.slow
 def test_an_interpreter_of_the_runtime_and_archive_paths_are_accepted(web: Web) -> None:
     files = {"bot/main.py": PROTOCOL.format(hello=HONEST_HELLO), "bot/lib/util.py": ""}
     assert "python3" in INTERPRETERS
@@ -104,6 +105,7 @@ def test_an_interpreter_of_the_runtime_and_archive_paths_are_accepted(web: Web) 
     assert response.json()["detail"].startswith("bot rejected: illegal action")
 
 
+@pytest.mark.slow
 def test_a_rejection_quotes_a_short_excerpt_of_the_bots_stderr(web: Web) -> None:
     response = submit_archive(web, {"flood.py": STDERR_FLOOD}, "python3 {code}/flood.py")
     assert response.status_code == 422, response.text
@@ -112,6 +114,7 @@ def test_a_rejection_quotes_a_short_excerpt_of_the_bots_stderr(web: Web) -> None
     assert 0 < detail.count("Q") <= STDERR_IN_MESSAGE
 
 
+@pytest.mark.slow
 def test_a_rejection_quotes_a_short_excerpt_of_what_the_bot_sent(web: Web) -> None:
     files = {"big.py": PROTOCOL.format(hello=HUGE_TYPE_HELLO)}
     response = submit_archive(web, files, "python3 {code}/big.py")

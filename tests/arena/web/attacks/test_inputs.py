@@ -52,6 +52,7 @@ def route_calls() -> Iterator[tuple[str, str]]:
                 yield method, f"{path}?{query}={value}"
 
 
+@pytest.mark.slow
 def test_no_route_answers_a_bad_path_or_query_with_a_5xx(web: Web) -> None:
     play_tournament(web.engine, game="koenigsgarten", bots=["random", "greedy"])
     headers = web.auth()
@@ -101,6 +102,7 @@ def test_a_bad_configuration_body_is_a_4xx_naming_the_problem(
     assert words in response.json()["detail"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("params", "words"),
     [
