@@ -32,7 +32,6 @@ from tests.arena.test_fault_tolerance import (
 )
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.xdist_group("subprocess")
 QUIET = Console(file=io.StringIO())
 
 
