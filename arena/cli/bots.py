@@ -149,28 +149,24 @@ def list_command(
     db: DbOption = None,
 ) -> None:
     """List registered bot versions."""
-    from sqlmodel import Session
+    from arena.store.bot_list import listed_bots
 
-    from arena.store.bots import games_played, list_bots
-
-    engine = database(db)
-    with Session(engine) as session:
-        bots = list_bots(session, game=game, include_retired=all_versions)
-        table = Table(title="bots")
-        table.add_column("bot", no_wrap=True)
-        for column in ("game", "kind", "entry", "code hash", "created", "games"):
-            table.add_column(column)
-        for bot in bots:
-            assert bot.id is not None
-            table.add_row(
-                bot.label + (" (retired)" if bot.retired else ""),
-                bot.game,
-                bot.kind,
-                bot.entry,
-                bot.code_hash[:12],
-                bot.created.strftime("%Y-%m-%d %H:%M"),
-                str(games_played(session, bot.id)),
-            )
+    with database(db).connect() as connection:
+        bots = listed_bots(connection, game=game, include_retired=all_versions)
+    table = Table(title="bots")
+    table.add_column("bot", no_wrap=True)
+    for column in ("game", "kind", "entry", "code hash", "created", "games"):
+        table.add_column(column)
+    for bot in bots:
+        table.add_row(
+            bot.label + (" (retired)" if bot.retired else ""),
+            bot.game,
+            bot.kind,
+            bot.entry,
+            bot.code_hash[:12],
+            bot.created.strftime("%Y-%m-%d %H:%M"),
+            str(bot.games),
+        )
     console.print(table if bots else "no bots registered (see `arena bots add --help`)")
 
 

@@ -448,9 +448,3 @@ def replay_command(
         console.print(
             f"{len(rec.actions)} actions valid; {describe_outcome(rec.outcome_value, players)}"
         )
-
-
-def register(app: typer.Typer) -> None:
-    app.command("games")(games)
-    app.command("play")(play)
-    app.command("replay")(replay_command)

@@ -135,8 +135,3 @@ def leaderboard(
         output,
         plot,
     )
-
-
-def register(app: typer.Typer) -> None:
-    app.command("report")(report)
-    app.command("leaderboard")(leaderboard)

@@ -481,19 +481,6 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
     return bot
 
 
-def list_bots(
-    session: Session, *, game: str | None = None, include_retired: bool = False
-) -> Sequence[BotVersion]:
-    query = select(BotVersion)
-    if game is not None:
-        from engines.registry import get_game
-
-        query = query.where(BotVersion.game == get_game(game).name)
-    if not include_retired:
-        query = query.where(col(BotVersion.retired).is_(False))
-    return session.exec(query.order_by(col(BotVersion.name), col(BotVersion.version))).all()
-
-
 def games_played(session: Session, bot_id: int) -> int:
     return int(session.exec(select(func.count()).where(GameSeat.bot_id == bot_id)).one())
 

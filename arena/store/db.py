@@ -15,19 +15,24 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
-from sqlmodel import Session
 
 from arena.errors import StorageError
 from arena.store.location import DEFAULT_URL as DEFAULT_URL
 from arena.store.location import ENV_VAR as ENV_VAR
 from arena.store.location import resolve_url as resolve_url
 from arena.store.migrations import migrate
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+# SQLModel (and with it SQLAlchemy's ORM and pydantic) is imported by session_scope, so
+# that opening the database and a Core read (`arena bots list`) load none of them.
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 WRITE_OPTION = "arena_write"
@@ -145,6 +150,8 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     Raises:
         StorageError: the database failed (lost connection, disk full …).
     """
+    from sqlmodel import Session
+
     with Session(writer(engine), expire_on_commit=False) as session:
         try:
             yield session

@@ -1,10 +1,13 @@
 """The command line starts at once: ``arena --help``, ``arena games`` and ``arena bots
 list`` load neither Ray, SciPy, NumPy nor (but for the bot list) the database layer;
-``arena --help`` loads no engine, no bot and no pydantic, ``arena bots list`` no engine,
-no bot and no bot loader."""
+``arena --help`` loads no engine, no bot, no pydantic and no command module,
+``arena bots list`` reads with SQLAlchemy Core (no ORM, SQLModel or table models) and loads
+no engine, no bot and no bot loader, and a command imports no other command's module."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +19,7 @@ from typer.testing import CliRunner
 
 import engines
 import engines.cards
-from arena.cli import ArenaGroup
+from arena.cli import COMMANDS, ArenaGroup, app, build_command
 from arena.cli import bots as bots_cli
 from arena.cli import report as report_cli
 from arena.cli import tournament as tournament_cli
@@ -29,6 +32,7 @@ from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
 ALWAYS_HEAVY = ("ray", "scipy", "numpy", "matplotlib", "alembic", "fastapi", "uvicorn")
 DATABASE = ("sqlalchemy", "sqlmodel")
+COMMAND_MODULES = tuple(sorted({f"arena.cli.{entry.module}" for entry in COMMANDS.values()}))
 ENGINES_AND_BOTS = ("engines.core", "engines.kardinal", "bots.registry", "arena.players.loader")
 
 # Imports the command line, then runs commands one after the other in this interpreter;
@@ -81,13 +85,72 @@ def test_the_top_level_help_loads_no_engine_bot_or_pydantic(tmp_path: Path) -> N
     assert imported == ran == []
 
 
-def test_listing_bots_loads_the_database_but_not_alembic_ray_or_scipy(tmp_path: Path) -> None:
+def test_the_top_level_help_imports_no_command_module(tmp_path: Path) -> None:
+    imported, ran = loaded_modules(("--help",), heavy=COMMAND_MODULES, cwd=tmp_path)
+    assert imported == ran == []
+
+
+def test_a_command_imports_its_own_module_only(tmp_path: Path) -> None:
+    _, ran = loaded_modules(("games",), heavy=COMMAND_MODULES, cwd=tmp_path)
+    assert ran == ["arena.cli.play"]
+    _, ran = loaded_modules(("bots", "--help"), heavy=COMMAND_MODULES, cwd=tmp_path)
+    assert ran == ["arena.cli.bots"]
+
+
+def eager_app() -> typer.Typer:
+    """The root as it was built before it built its commands lazily: every command
+    registered up front, so Typer builds all of them on every start."""
+    eager = typer.Typer(
+        cls=ArenaGroup,
+        name="arena",
+        help=app.info.help,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    for name, entry in COMMANDS.items():
+        target = getattr(importlib.import_module(f"arena.cli.{entry.module}"), entry.attribute)
+        if isinstance(target, typer.Typer):
+            eager.add_typer(target, name=name)
+        else:
+            eager.command(name)(target)
+    return eager
+
+
+def test_the_summaries_of_the_lazy_commands_are_their_help() -> None:
+    for name, entry in COMMANDS.items():
+        command = build_command(name)
+        assert command.name == name
+        shown = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")[0]
+        assert entry.summary == shown, name
+        assert not command.hidden and not command.deprecated
+
+
+def test_the_lazy_root_shows_and_runs_as_the_eager_one() -> None:
+    runner = CliRunner()
+    eager = eager_app()
+    commands = [
+        (),
+        ("--help",),
+        ("gmes",),
+        ("--nope",),
+        *((name, "--help") for name in COMMANDS),
+        ("bots", "list", "--help"),
+        ("tournament", "run", "--help"),
+    ]
+    for command in commands:
+        lazy_result = runner.invoke(app, list(command), env={"COLUMNS": "100"})
+        eager_result = runner.invoke(eager, list(command), env={"COLUMNS": "100"})
+        assert lazy_result.exit_code == eager_result.exit_code, command
+        assert lazy_result.output == eager_result.output, command
+
+
+def test_listing_bots_loads_sqlalchemy_core_only(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     open_database(db).dispose()  # migrated: opening it again needs no Alembic
-    _, ran = loaded_modules(
-        ("bots", "list", "--db", db), heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path
-    )
-    assert ran == sorted(DATABASE)
+    heavy = (*ALWAYS_HEAVY, *DATABASE, "sqlalchemy.orm", "arena.store.models")
+    _, ran = loaded_modules(("bots", "list", "--db", db), heavy=heavy, cwd=tmp_path)
+    assert ran == ["sqlalchemy"]
 
 
 @pytest.mark.slow
