@@ -472,6 +472,7 @@ def test_sprt_settings_in_cutechess_form_and_type_in_a_config_file(tmp_path: Pat
     assert code == 2 and "SPRT settings follow --sprt" in err
 
 
+@pytest.mark.slow
 def test_solitaire_report_plots_win_rates_and_explains_the_mean_score(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     code, _, err = arena(

@@ -91,6 +91,7 @@ def test_bad_time_controls_are_named(text: str, message: str) -> None:
     assert message in str(error.value)
 
 
+@pytest.mark.slow
 def test_the_increment_keeps_a_clock_going_and_its_absence_forfeits_on_time() -> None:
     game = get_game("koenigsgarten")
     # 0.2 s a move on a 1 s clock: out of time by the sixth move at the latest.
@@ -172,6 +173,7 @@ def arena(db: Path, *args: str) -> tuple[int, str, str]:
     return result.exit_code, " ".join(result.stdout.split()), " ".join(result.stderr.split())
 
 
+@pytest.mark.slow
 def test_a_sandboxed_bot_out_of_its_own_clock_forfeits_on_time(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     (tmp_path / "sleeper.py").write_text(SLEEPER.format(seconds=0.3))
