@@ -19,10 +19,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from arena.bench.service import create_round_robin
 from arena.report.build import record_final_ratings
-from arena.store.db import open_database, session_scope
-from arena.tournament.config import validate_config
-from arena.tournament.driver import TournamentRunner, create_tournament
+from arena.store.db import open_database
+from arena.tournament.driver import TournamentRunner
 
 
 def resident_mb() -> float:
@@ -88,21 +88,17 @@ def tournament_scale(
     a second of the last game."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         engine = open_database(str(Path(tmp) / "scale.db"))
-        config = validate_config(
-            {
-                "game": game,
-                "bots": bots,
-                "games": games,
-                "seed": seed,
-                "executor": executor,
-                "workers": workers,
-                "name": "scale",
-            },
-            "bench",
-        )
         started = time.perf_counter()
-        with session_scope(engine) as session:
-            tournament_id = create_tournament(session, config)
+        tournament_id = create_round_robin(
+            engine,
+            game=game,
+            bots=bots,
+            games=games,
+            seed=seed,
+            executor=executor,
+            workers=workers,
+            name="scale",
+        )
         schedule_seconds = time.perf_counter() - started
         samples: list[tuple[float, int, float]] = []
         base = 0

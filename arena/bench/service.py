@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.report.build import record_final_ratings
@@ -42,6 +43,34 @@ class TournamentSpeed:
         return self.games / (self.setup_seconds + self.run_seconds)
 
 
+def create_round_robin(
+    engine: Engine,
+    *,
+    game: str,
+    bots: list[str],
+    games: int,
+    seed: int,
+    executor: str,
+    workers: int,
+    name: str,
+) -> int:
+    """Create a round robin of ``games`` games per pairing to measure; its id."""
+    config = validate_config(
+        {
+            "game": game,
+            "bots": bots,
+            "games": games,
+            "seed": seed,
+            "executor": executor,
+            "workers": workers,
+            "name": name,
+        },
+        "bench",
+    )
+    with session_scope(engine) as session:
+        return create_tournament(session, config)
+
+
 def tournament_speed(
     *,
     game: str,
@@ -57,21 +86,17 @@ def tournament_speed(
     the live statistics refitted every ``rating_interval`` games (0: never)."""
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         engine = open_database(str(Path(tmp) / "bench.db"))
-        config = validate_config(
-            {
-                "game": game,
-                "bots": bots,
-                "games": games,
-                "seed": seed,
-                "executor": executor,
-                "workers": workers,
-                "name": "bench",
-            },
-            "bench",
-        )
         started = time.perf_counter()
-        with session_scope(engine) as session:
-            tournament_id = create_tournament(session, config)
+        tournament_id = create_round_robin(
+            engine,
+            game=game,
+            bots=bots,
+            games=games,
+            seed=seed,
+            executor=executor,
+            workers=workers,
+            name="bench",
+        )
         scheduled = time.perf_counter()
         runner = TournamentRunner(
             engine,
