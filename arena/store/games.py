@@ -23,6 +23,7 @@ from sqlmodel import Session, col, func, select
 from arena.errors import NotFoundError
 from arena.play.results import FinishedGame, GameStatus, PlannedGame, PlayedGame
 from arena.store.models import (
+    DriverState,
     GameResult,
     GameSeat,
     Participant,
@@ -275,6 +276,18 @@ def count_stored(session: Session, tournament_id: int) -> int:
         .execute(sa.select(sa.func.count()).where(GAME_TABLE.c.tournament_id == tournament_id))
         .scalar_one()
     )
+
+
+def write_driver_state(session: Session, tournament_id: int, stored: int, state: bytes) -> None:
+    """Replace the tournament's driver state (in the caller's transaction: the one
+    storing the games it counts)."""
+    session.merge(DriverState(tournament_id=tournament_id, stored=stored, state=state))
+
+
+def read_driver_state(session: Session, tournament_id: int) -> tuple[int, bytes] | None:
+    """The driver state last written for the tournament and the games it counts."""
+    row = session.get(DriverState, tournament_id)
+    return None if row is None else (row.stored, row.state)
 
 
 def participants(session: Session, tournament_id: int) -> list[Participant]:
