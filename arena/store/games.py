@@ -37,6 +37,7 @@ GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
 SCHEDULE_TABLE = ScheduledGame.__table__  # type: ignore[attr-defined]
 TOURNAMENT_TABLE = Tournament.__table__  # type: ignore[attr-defined]
+DRIVER_STATE_TABLE = DriverState.__table__  # type: ignore[attr-defined]
 PAGE_ROWS = 10_000
 """Schedule rows written or read at a time: the driver's memory holds one page, not
 the tournament."""
@@ -281,7 +282,18 @@ def count_stored(session: Session, tournament_id: int) -> int:
 def write_driver_state(session: Session, tournament_id: int, stored: int, state: bytes) -> None:
     """Replace the tournament's driver state (in the caller's transaction: the one
     storing the games it counts)."""
-    session.merge(DriverState(tournament_id=tournament_id, stored=stored, state=state))
+    # Two core statements, not the ORM's merge: written with every batch of games.
+    table = DRIVER_STATE_TABLE
+    connection = session.connection()
+    updated = connection.execute(
+        sa.update(table)
+        .where(table.c.tournament_id == tournament_id)
+        .values(stored=stored, state=state)
+    )
+    if updated.rowcount == 0:
+        connection.execute(
+            sa.insert(table).values(tournament_id=tournament_id, stored=stored, state=state)
+        )
 
 
 def read_driver_state(session: Session, tournament_id: int) -> tuple[int, bytes] | None:
