@@ -77,10 +77,19 @@ def _insert_ignoring_duplicates(
         if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
     ]
     parameters: list[Any] = []
+    # The value a column had in the row before, converted: a batch's rows share some
+    # (the time they were stored), and converting a datetime costs microseconds.
+    last: dict[int, tuple[Any, Any]] = {}
     for row in rows:
         values = [row[name] for name in names]
         for position, convert in converters:
-            values[position] = convert(values[position])
+            value = values[position]
+            before = last.get(position)
+            if before is not None and before[0] is value:
+                values[position] = before[1]
+            else:
+                values[position] = converted = convert(value)
+                last[position] = (value, converted)
         parameters.append(
             tuple(values) if dialect.positional else dict(zip(names, values, strict=True))
         )
