@@ -9,10 +9,12 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 
 from __future__ import annotations
 
+import gc
 import pickle
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -433,7 +435,7 @@ class TournamentRunner:
             TournamentStateError: the tournament is completed or cancelled.
             StorageError, ExecutionError: the database or the executor failed.
         """
-        with DriverLease(self.engine, self.tournament_id) as lease:
+        with DriverLease(self.engine, self.tournament_id) as lease, _heap_frozen():
             return self._run(lease)
 
     def _run(self, lease: DriverLease) -> RunSummary:
@@ -691,6 +693,19 @@ class TournamentRunner:
         with session_scope(self.engine) as session:
             session.add_all(rows)
         return True
+
+
+@contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Keep the objects alive before the run (the modules: numpy, SciPy, SQLAlchemy,
+    the engines) out of the garbage collector's full passes during it, and hand them
+    back after. A full pass over them took 0.1–0.3 s, once or twice in a 10,000-game
+    run; the run's own objects are collected as before."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
