@@ -229,3 +229,42 @@ def test_a_resume_takes_up_the_state_stored_with_the_last_batch(
 
 def _unexpected(*args: object) -> None:
     raise AssertionError("read the stored games instead of the stored state")
+
+
+def test_a_resumed_sprt_takes_up_its_test_from_the_stored_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(driver, "FLUSH_GAMES", 6)
+    monkeypatch.setattr(driver, "FLUSH_SECONDS", 3600.0)
+    engine = open_database(str(tmp_path / "arena.db"))
+    config = {
+        "game": "koenigsgarten",
+        "format": "sprt",
+        "bots": ["random", "greedy"],
+        "sprt": {"batch": 40, "max_games": 200},
+        "executor": "local",
+    }
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, validate_config(config, "test"))
+
+    def interrupt(stored: int) -> None:
+        raise KeyboardInterrupt
+
+    summary = TournamentRunner(engine, tournament_id, console=QUIET, on_flush=interrupt).run()
+    assert summary.status == "interrupted" and summary.stored > 0
+
+    def test_state() -> tuple[object, ...]:
+        runner = TournamentRunner(engine, tournament_id, console=QUIET)
+        buffer, _ = runner._buffer(runner._sprt_test())
+        assert buffer.test is not None
+        result, pairs, seen, next_index, waiting, open_pairs = buffer.test.running_state()
+        assert isinstance(waiting, dict) and isinstance(open_pairs, dict)
+        return result, pairs, seen, next_index, sorted(waiting), sorted(open_pairs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(TournamentRunner, "_count_stored", _unexpected)
+        from_state = test_state()
+    with engine.begin() as connection:
+        connection.execute(sa.text("DELETE FROM driver_state"))
+    assert from_state[1] > 0, "pairs in the test"
+    assert from_state == test_state()
