@@ -30,6 +30,14 @@ from arena.ratings.elo import EloRatings, fit_with_fallback, hessian_fit
 from arena.ratings.errors import RatingError
 
 Pair = tuple[int, int]
+
+
+def _no_sums() -> list[float]:
+    """A pair of pairs' ``A``, ``B`` and ``N`` before any game (a function, not a
+    lambda: a driver stores its :class:`LiveElo` pickled)."""
+    return [0.0, 0.0, 0.0]
+
+
 """Two player numbers, the lower first."""
 
 
@@ -49,7 +57,7 @@ class LiveElo:
         self._draws: Counter[Pair] = Counter()
         self._rotations: dict[Hashable, dict[Pair, list[float]]] = defaultdict(dict)
         """Per rotation and pair: the lower player's points and the games."""
-        self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(_no_sums)
         """``A``, ``B`` and ``N`` of each pair of pairs (see the module's docstring)."""
         self._closed = 0
         """Rotations forgotten (:meth:`close`): counted, no longer held."""

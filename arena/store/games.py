@@ -23,6 +23,7 @@ from sqlmodel import Session, col, func, select
 from arena.errors import NotFoundError
 from arena.play.results import FinishedGame, GameStatus, PlannedGame, PlayedGame
 from arena.store.models import (
+    DriverState,
     GameResult,
     GameSeat,
     Participant,
@@ -36,6 +37,7 @@ GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
 SCHEDULE_TABLE = ScheduledGame.__table__  # type: ignore[attr-defined]
 TOURNAMENT_TABLE = Tournament.__table__  # type: ignore[attr-defined]
+DRIVER_STATE_TABLE = DriverState.__table__  # type: ignore[attr-defined]
 PAGE_ROWS = 10_000
 """Schedule rows written or read at a time: the driver's memory holds one page, not
 the tournament."""
@@ -75,10 +77,19 @@ def _insert_ignoring_duplicates(
         if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
     ]
     parameters: list[Any] = []
+    # The value a column had in the row before, converted: a batch's rows share some
+    # (the time they were stored), and converting a datetime costs microseconds.
+    last: dict[int, tuple[Any, Any]] = {}
     for row in rows:
         values = [row[name] for name in names]
         for position, convert in converters:
-            values[position] = convert(values[position])
+            value = values[position]
+            before = last.get(position)
+            if before is not None and before[0] is value:
+                values[position] = before[1]
+            else:
+                values[position] = converted = convert(value)
+                last[position] = (value, converted)
         parameters.append(
             tuple(values) if dialect.positional else dict(zip(names, values, strict=True))
         )
@@ -275,6 +286,29 @@ def count_stored(session: Session, tournament_id: int) -> int:
         .execute(sa.select(sa.func.count()).where(GAME_TABLE.c.tournament_id == tournament_id))
         .scalar_one()
     )
+
+
+def write_driver_state(session: Session, tournament_id: int, stored: int, state: bytes) -> None:
+    """Replace the tournament's driver state (in the caller's transaction: the one
+    storing the games it counts)."""
+    # Two core statements, not the ORM's merge: written with every batch of games.
+    table = DRIVER_STATE_TABLE
+    connection = session.connection()
+    updated = connection.execute(
+        sa.update(table)
+        .where(table.c.tournament_id == tournament_id)
+        .values(stored=stored, state=state)
+    )
+    if updated.rowcount == 0:
+        connection.execute(
+            sa.insert(table).values(tournament_id=tournament_id, stored=stored, state=state)
+        )
+
+
+def read_driver_state(session: Session, tournament_id: int) -> tuple[int, bytes] | None:
+    """The driver state last written for the tournament and the games it counts."""
+    row = session.get(DriverState, tournament_id)
+    return None if row is None else (row.stored, row.state)
 
 
 def participants(session: Session, tournament_id: int) -> list[Participant]:

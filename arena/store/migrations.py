@@ -246,6 +246,17 @@ def _v7_driver_lease(op: Operations) -> None:
         op.add_column("tournament", column)
 
 
+def _v8_driver_state(op: Operations) -> None:
+    """The driver's running state as of its last stored batch (arena.tournament.driver):
+    a resume starts from it instead of reading every stored game."""
+    op.create_table(
+        "driver_state",
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), primary_key=True),
+        sa.Column("stored", sa.Integer, nullable=False),
+        sa.Column("state", sa.LargeBinary, nullable=False),
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -254,6 +265,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v5_reserve_builtin_names,
     _v6_claimed_status,
     _v7_driver_lease,
+    _v8_driver_state,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

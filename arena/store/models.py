@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -179,6 +179,19 @@ class GameSeat(SQLModel, table=True):
     score: float
     place: int
     forfeit: bool = False
+
+
+class DriverState(SQLModel, table=True):
+    """The running driver's state (standings, live statistics, bots' health) as of its
+    last stored batch, written in that batch's transaction: a resume reads it instead
+    of every game stored before. ``stored`` is the games it counts; a resume that finds
+    another number stored reads the games instead."""
+
+    __tablename__ = "driver_state"
+
+    tournament_id: int = Field(foreign_key="tournament.id", primary_key=True)
+    stored: int
+    state: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class RatingSnapshot(SQLModel, table=True):

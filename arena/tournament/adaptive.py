@@ -194,6 +194,26 @@ class PairedSprt:
                 self.games_seen = seen_at[used - 1]
         return self.result
 
+    def running_state(self) -> tuple[object, ...]:
+        """What :meth:`resume_from` needs to go on testing where this left off."""
+        return (
+            self.result,
+            self.pairs,
+            self.games_seen,
+            self._next_index,
+            self._waiting,
+            self._open,
+        )
+
+    def resume_from(self, state: tuple[object, ...]) -> None:
+        """Take up a :meth:`running_state`, as if its games were added."""
+        result, pairs, games_seen, next_index, waiting, open_pairs = state
+        assert isinstance(result, SprtResult) and isinstance(waiting, dict)
+        assert isinstance(pairs, int) and isinstance(games_seen, int)
+        assert isinstance(next_index, int) and isinstance(open_pairs, dict)
+        self.result, self.pairs, self.games_seen = result, pairs, games_seen
+        self._next_index, self._waiting, self._open = next_index, waiting, open_pairs
+
     def _category(self, first: IndexedGame, second: IndexedGame) -> str | None:
         """The pair's pentanomial category from the candidate's side, or None when it
         does not count."""

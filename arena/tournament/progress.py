@@ -160,6 +160,18 @@ class LiveStatistics:
         if self.seats == 1:
             self._deals.pop((tournament, game.seed), None)
 
+    def running_state(self) -> tuple[object, ...]:
+        """What :meth:`resume_from` needs to go on counting where this left off."""
+        return (self.elo, self.rated, self._deals, self._open)
+
+    def resume_from(self, state: tuple[object, ...]) -> None:
+        """Take up a :meth:`running_state`, as if its games were added ``quiet``."""
+        elo, rated, deals, open_rotations = state
+        assert elo is None or isinstance(elo, LiveElo)
+        assert isinstance(rated, int) and isinstance(deals, dict)
+        assert isinstance(open_rotations, dict)
+        self.elo, self.rated, self._deals, self._open = elo, rated, deals, open_rotations
+
     def refit(self) -> None:
         """Refit the Elo now and queue the lines for a piped log."""
         self._refitted_at = self.rated

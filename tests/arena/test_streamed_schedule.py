@@ -21,7 +21,7 @@ from arena.store.tally import Standing, StoredGame, games_page, load_games
 from arena.tournament import driver
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
-from arena.tournament.progress import LiveStatistics
+from arena.tournament.progress import LiveStatistics, _half_width
 from arena.tournament.scheduling import schedule_tables
 
 QUIET = Console(file=io.StringIO())
@@ -153,3 +153,119 @@ def test_the_final_snapshot_from_the_live_elo_is_the_reports(
         from_live, from_report = (row for row in both if row[0] == bot_id)
         assert from_live[:2] == from_report[:2] and from_live[5] == from_report[5]
         assert from_live[2:5] == pytest.approx(from_report[2:5], abs=1e-6)
+
+
+def _standings_and_elo(runner: TournamentRunner) -> tuple[object, object, object]:
+    buffer, _ = runner._buffer(runner._sprt_test())
+    assert buffer.statistics.elo is not None
+    buffer.statistics.refit()
+    ratings = buffer.statistics.ratings
+    assert ratings is not None
+    elo = [(name, ratings.rating(name), _half_width(ratings, name)) for name in ratings.order()]
+    return buffer.standings.tallies, (buffer.health.games, buffer.health.crashes), elo
+
+
+def test_a_resume_takes_up_the_state_stored_with_the_last_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted after its first batches, resumed from the stored state: the same
+    standings, bots' health and live Elo as an uninterrupted run, and as counting every
+    stored game."""
+    monkeypatch.setattr(driver, "FLUSH_GAMES", 7)
+    monkeypatch.setattr(driver, "FLUSH_SECONDS", 3600.0)
+    config = {
+        "game": "koenigsgarten",
+        "bots": ["random", "random:seed=1", "greedy"],
+        "games": 30,
+        "seed": 5,
+        "executor": "local",
+    }
+    states = []
+    for name, interrupt in (("whole", False), ("resumed", True)):
+        engine = open_database(str(tmp_path / f"{name}.db"))
+        with session_scope(engine) as session:
+            tournament_id = create_tournament(session, validate_config(config, "test"))
+
+        def stop_after(stored: int, interrupt: bool = interrupt) -> None:
+            if interrupt:  # as Ctrl-C, at the first batch stored
+                raise KeyboardInterrupt
+
+        runner = TournamentRunner(
+            engine, tournament_id, console=QUIET, rating_interval=5, on_flush=stop_after
+        )
+        summary = runner.run()
+        if interrupt:
+            assert summary.status == "interrupted" and 0 < summary.stored < 90
+            read_games = monkeypatch.context()
+            with read_games as patched:  # the state stored, not the games, is taken up
+                patched.setattr(TournamentRunner, "_count_stored", _unexpected)
+                resumed = _standings_and_elo(
+                    TournamentRunner(engine, tournament_id, console=QUIET, rating_interval=5)
+                )
+            counted = TournamentRunner(engine, tournament_id, console=QUIET, rating_interval=5)
+            with Session(engine) as session:
+                session.execute(sa.text("DELETE FROM driver_state"))
+                session.commit()
+            assert resumed == _standings_and_elo(counted)
+            summary = TournamentRunner(
+                engine, tournament_id, console=QUIET, rating_interval=5
+            ).run()
+            # The resumed run stored its own state: it is taken up again, and equal.
+        assert (summary.status, summary.stored) == ("completed", 90)
+        with monkeypatch.context() as patched:
+            patched.setattr(TournamentRunner, "_count_stored", _unexpected)
+            states.append(
+                _standings_and_elo(
+                    TournamentRunner(engine, tournament_id, console=QUIET, rating_interval=5)
+                )
+            )
+    whole, resumed_whole = states
+    assert whole[0] == resumed_whole[0] and whole[1] == resumed_whole[1]
+    for (name, rating, width), (other, other_rating, other_width) in zip(
+        whole[2], resumed_whole[2], strict=True
+    ):
+        assert name == other
+        assert (rating, width) == pytest.approx((other_rating, other_width), abs=1e-9)
+
+
+def _unexpected(*args: object) -> None:
+    raise AssertionError("read the stored games instead of the stored state")
+
+
+def test_a_resumed_sprt_takes_up_its_test_from_the_stored_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(driver, "FLUSH_GAMES", 6)
+    monkeypatch.setattr(driver, "FLUSH_SECONDS", 3600.0)
+    engine = open_database(str(tmp_path / "arena.db"))
+    config = {
+        "game": "koenigsgarten",
+        "format": "sprt",
+        "bots": ["random", "greedy"],
+        "sprt": {"batch": 40, "max_games": 200},
+        "executor": "local",
+    }
+    with session_scope(engine) as session:
+        tournament_id = create_tournament(session, validate_config(config, "test"))
+
+    def interrupt(stored: int) -> None:
+        raise KeyboardInterrupt
+
+    summary = TournamentRunner(engine, tournament_id, console=QUIET, on_flush=interrupt).run()
+    assert summary.status == "interrupted" and summary.stored > 0
+
+    def test_state() -> tuple[object, ...]:
+        runner = TournamentRunner(engine, tournament_id, console=QUIET)
+        buffer, _ = runner._buffer(runner._sprt_test())
+        assert buffer.test is not None
+        result, pairs, seen, next_index, waiting, open_pairs = buffer.test.running_state()
+        assert isinstance(waiting, dict) and isinstance(open_pairs, dict)
+        return result, pairs, seen, next_index, sorted(waiting), sorted(open_pairs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(TournamentRunner, "_count_stored", _unexpected)
+        from_state = test_state()
+    with engine.begin() as connection:
+        connection.execute(sa.text("DELETE FROM driver_state"))
+    assert from_state[1] > 0, "pairs in the test"
+    assert from_state == test_state()
