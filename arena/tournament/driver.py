@@ -10,6 +10,7 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 from __future__ import annotations
 
 import gc
+import io
 import pickle
 import signal
 import time
@@ -83,6 +84,36 @@ LEASE_LOST = "lease lost"
 STATE_VERSION = 1
 """Of the driver state stored with each batch: a change to what it pickles needs a new
 version, and a resume reads the games instead of a state of another version."""
+
+
+STATE_MODULES = frozenset(
+    {
+        "arena.play.results",
+        "arena.ratings.live",
+        "arena.ratings.pairs",
+        "arena.ratings.sprt",
+        "arena.store.tally",
+        "engines.outcome",
+    }
+)
+STATE_GLOBALS = frozenset(
+    {("builtins", "dict"), ("collections", "Counter"), ("collections", "defaultdict")}
+)
+"""What a stored driver state may name: the classes of the standings, the live Elo and
+the test with the games it waits on (and the helpers they pickle by name) and three
+containers. Anything else, a
+callable such as ``os.system`` in a forged row, refuses the state and the resume reads the
+stored games instead: a row of the database never runs code in the driver."""
+
+
+class _StateUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module in STATE_MODULES and not name.startswith("__")) or (
+            module,
+            name,
+        ) in STATE_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a driver state may not name {module}.{name}")
 
 
 class TournamentStateError(ArenaError):
@@ -236,7 +267,7 @@ class _Buffer:
         """Take up a state :meth:`running_state` stored. False (nothing taken) when it
         was written by another version, or without the live statistics this run keeps."""
         try:
-            state = pickle.loads(saved)
+            state = _StateUnpickler(io.BytesIO(saved)).load()
         except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError):
             return False
         if not isinstance(state, tuple) or len(state) != 5 or state[0] != STATE_VERSION:
