@@ -279,10 +279,10 @@ def test_a_command_naming_a_host_path_does_not_start_and_reads_nothing(tmp_path:
 def test_memory_is_limited_for_the_whole_bot_not_per_process() -> None:
     # Four processes of 96 MiB each, every one far below the 256 MiB of address space a
     # process may have: together they pass the bot's 256 MiB.
-    sandbox = start_script("memory_split.py", "4", "96", memory_bytes=256 * MIB)
+    sandbox = start_script("memory_split.py", "4", "96", "2", memory_bytes=256 * MIB)
     try:
         report = read_json_line(sandbox)
-        assert report["held"] <= 2 and report["held"] + report["died"] == 4
+        assert report["accounted"] == 4 and report["holding"] <= 2, report
         ending = sandbox.describe_end(sandbox.kill())
     finally:
         sandbox.close()
