@@ -29,6 +29,7 @@ import pytest
 import sqlalchemy as sa
 
 from arena.store.db import open_database
+from tests.arena.test_ray_cluster import free_port
 from tests.waiting import GENEROUS_SECONDS, wait_until
 
 # Starts Ray clusters: one test at a time, and slow.
@@ -64,12 +65,6 @@ def ray_env() -> dict[str, str]:
 JOINING_ENV = {**ray_env(), "RAY_AUTH_MODE": "token"}
 """A joining node's and `ray status`'s: `ray start --head` demands a token (Ray 2.59+),
 and they send the one in ~/.ray/auth_token only in token mode (docs/cluster.md)."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def run(*argv: str) -> None:
