@@ -1,0 +1,250 @@
+"""People playing bots through the web (arena/web/play.py, humans.py, sessions.py),
+driven with the test client: sign-in, CSRF, owners, a game to its end and its storage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from arena.report.build import game_leaderboard
+from arena.store.bots import BotRegistryError, add_bot, builtin_source, resolve_bot
+from arena.store.db import session_scope
+from arena.store.models import BotVersion, Tournament
+from arena.store.tally import HUMAN_FORMAT
+from arena.web.accounts import AccountError, create_account
+from arena.web.app import WebSettings, create_app
+from arena.web.sessions import COOKIE
+from tests.arena.web.conftest import make_account, play_tournament
+from tests.waiting import wait_until
+
+CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
+
+
+@pytest.fixture
+def client(engine: Engine) -> Iterator[TestClient]:
+    settings = WebSettings(human_games_per_account=1, human_idle_seconds=60.0)
+    with TestClient(create_app(engine, settings=settings)) as client:
+        yield client
+
+
+def csrf_of(client: TestClient, path: str = "/signin") -> str:
+    page = client.get(path)
+    found = CSRF.search(page.text)
+    assert found, page.text[:300]
+    return found[1]
+
+
+def sign_in(client: TestClient, token: str) -> str:
+    """Sign ``client`` in; returns the session's anti-CSRF token."""
+    answer = client.post(
+        "/signin", data={"token": token, "csrf": csrf_of(client), "next": "/games/blumengarten"}
+    )
+    assert answer.status_code == 200 and answer.url.path == "/games/blumengarten"
+    return csrf_of(client, "/games/blumengarten")
+
+
+def start(client: TestClient, csrf: str, game: str, **fields: str) -> str:
+    answer = client.post(
+        f"/games/{game}/play", data={"csrf": csrf, **fields}, follow_redirects=False
+    )
+    assert answer.status_code == 303, answer.text
+    return str(answer.headers["location"]).removeprefix("/play/")
+
+
+def state(client: TestClient, game_id: str) -> dict[str, Any]:
+    answer = client.get(f"/play/{game_id}/state")
+    assert answer.status_code == 200, answer.text
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+def play_first_legal(client: TestClient, csrf: str, game_id: str) -> dict[str, Any]:
+    """Play the first legal action on every turn; the final view."""
+    while True:
+        wait_until(
+            lambda: state(client, game_id).get("legal") or state(client, game_id).get("over"),
+            what="the seat's turn or the end",
+        )
+        view = state(client, game_id)
+        if view["over"]:
+            return view
+        answer = client.post(
+            f"/play/{game_id}/move",
+            json={"version": view["version"], "action": view["legal"][0]},
+            headers={"X-CSRF-Token": csrf},
+        )
+        assert answer.status_code == 202, answer.text
+        wait_until(lambda: state(client, game_id)["version"] > view["version"], what="the move")
+
+
+def test_a_signed_in_person_plays_a_game_to_its_stored_replay(
+    client: TestClient, engine: Engine
+) -> None:
+    csrf = sign_in(client, make_account(engine, "alice"))
+    game_id = start(
+        client, csrf, "koenigsgarten", seats="2", seat="1", opponent1="random", clock="none"
+    )
+    first = state(client, game_id)
+    assert first["players"][1] == "alice@1" and first["seat"] == 1
+    assert set(first) >= {"text", "observation", "legal", "moves"}
+    final = play_first_legal(client, csrf, game_id)
+    assert final["result"] and final["record_id"] is not None
+    replay = client.get(f"/api/records/{final['record_id']}/replay?seat=1").json()
+    assert replay["players"] == ["random@1", "alice@1"]
+    with Session(engine) as session:
+        human = session.exec(select(BotVersion).where(BotVersion.name == "alice")).one()
+        tournament = session.exec(
+            select(Tournament).where(Tournament.format == HUMAN_FORMAT)
+        ).one()
+    assert human.kind == "human" and tournament.owner_id == human.owner_id
+    page = client.get(f"/games/koenigsgarten/humans")
+    assert page.status_code == 200 and "alice@1" in page.text
+    # The bots' leaderboard never sees the game: there is none yet.
+    assert "no stored games of koenigsgarten" in client.get("/games/koenigsgarten").text
+    with pytest.raises(Exception, match="no stored games"):
+        game_leaderboard(engine, "koenigsgarten")
+    assert "alice" in game_leaderboard(engine, "koenigsgarten", humans=True).lines[0].label + "".join(
+        line.label for line in game_leaderboard(engine, "koenigsgarten", humans=True).lines
+    )
+
+
+def test_human_games_leave_the_bots_leaderboard_as_it_was(
+    client: TestClient, engine: Engine
+) -> None:
+    play_tournament(engine, game="koenigsgarten", bots=["random", "first-legal"])
+    before = game_leaderboard(engine, "koenigsgarten")
+    csrf = sign_in(client, make_account(engine, "carol"))
+    play_first_legal(client, csrf, start(client, csrf, "koenigsgarten", seats="2", seat="0", opponent1="random"))
+    after = game_leaderboard(engine, "koenigsgarten")
+    assert [(line.label, line.games, line.elo) for line in after.lines] == [
+        (line.label, line.games, line.elo) for line in before.lines
+    ]
+
+
+def test_another_account_gets_404_and_a_forged_move_403(
+    client: TestClient, engine: Engine
+) -> None:
+    csrf = sign_in(client, make_account(engine, "alice"))
+    game_id = start(client, csrf, "blumengarten", seats="1", seat="0")
+    wait_until(lambda: state(client, game_id).get("legal"), what="alice's turn")
+    view = state(client, game_id)
+    move = {"version": view["version"], "action": view["legal"][0]}
+    # No anti-CSRF header, a wrong one, another site's Origin: refused, nothing moves.
+    assert client.post(f"/play/{game_id}/move", json=move).status_code == 403
+    assert (
+        client.post(
+            f"/play/{game_id}/move", json=move, headers={"X-CSRF-Token": "x" + csrf}
+        ).status_code
+        == 403
+    )
+    evil = {"X-CSRF-Token": csrf, "Origin": "http://evil.example"}
+    assert client.post(f"/play/{game_id}/move", json=move, headers=evil).status_code == 403
+    assert state(client, game_id)["version"] == view["version"]
+    # A form posted from elsewhere cannot start a game either.
+    forged = client.post("/games/blumengarten/play", data={"seats": "1", "seat": "0"})
+    assert forged.status_code == 403
+    with TestClient(client.app) as other:
+        assert other.get(f"/play/{game_id}").status_code == 401  # signed out
+        other_csrf = sign_in(other, make_account(engine, "mallory"))
+        for path in (f"/play/{game_id}", f"/play/{game_id}/state", f"/play/{game_id}/events"):
+            assert other.get(path).status_code == 404, path
+        answer = other.post(
+            f"/play/{game_id}/move", json=move, headers={"X-CSRF-Token": other_csrf}
+        )
+        assert answer.status_code == 404
+    # A stale position or an illegal action is refused with the reason.
+    stale = client.post(
+        f"/play/{game_id}/move",
+        json={"version": view["version"] + 5, "action": move["action"]},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert stale.status_code == 409 and "not your move" in stale.json()["detail"]
+    illegal = client.post(
+        f"/play/{game_id}/move",
+        json={"version": view["version"], "action": "nonsense"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert illegal.status_code == 422 and "'nonsense'" in illegal.json()["detail"]
+
+
+def test_a_forged_or_stale_cookie_is_no_session(client: TestClient, engine: Engine) -> None:
+    token = make_account(engine, "alice")
+    sign_in(client, token)
+    cookie = client.cookies[COOKIE]
+    assert client.get("/games/blumengarten").text.count('id="signed-in"') == 1
+    account, rest = cookie.split(".", 1)
+    client.cookies.set(COOKIE, "2." + rest)  # another account id, the same signature
+    assert 'id="signed-in"' not in client.get("/games/blumengarten").text
+    client.cookies.set(COOKIE, cookie)
+    assert 'id="signed-in"' in client.get("/games/blumengarten").text
+    from arena.web.accounts import new_token
+
+    with session_scope(engine) as session:
+        new_token(session, "alice")  # a new token ends the old sessions
+    assert 'id="signed-in"' not in client.get("/games/blumengarten").text
+
+
+def test_sign_in_needs_the_forms_csrf_token_and_a_known_token(
+    client: TestClient, engine: Engine
+) -> None:
+    token = make_account(engine, "alice")
+    assert client.post("/signin", data={"token": token}).status_code == 403
+    wrong = client.post("/signin", data={"token": "arena_nope", "csrf": csrf_of(client)})
+    assert wrong.status_code == 401 and "unknown token" in wrong.text
+    before = client.cookies[COOKIE]
+    answer = client.post(
+        "/signin",
+        data={"token": token, "csrf": csrf_of(client), "next": "//evil.example/x"},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
+    assert client.cookies[COOKIE] != before  # a new session, not the planted one
+    set_cookie = answer.headers["set-cookie"].lower()
+    assert "httponly" in set_cookie and "samesite=strict" in set_cookie
+
+
+def test_caps_and_bad_fields_are_clear_errors(client: TestClient, engine: Engine) -> None:
+    csrf = sign_in(client, make_account(engine, "alice"))
+    bad = client.post(
+        "/games/kings_corner/play", data={"csrf": csrf, "seats": "9", "seat": "0"}
+    )
+    assert bad.status_code == 422 and "&#39;seats&#39;: a number from 2 to 4" in bad.text
+    unknown = client.post(
+        "/games/kings_corner/play",
+        data={"csrf": csrf, "seats": "2", "seat": "0", "opponent1": "nobody@3"},
+    )
+    assert unknown.status_code == 404 and "nobody@3" in unknown.text
+    start(client, csrf, "blumengarten", seats="1", seat="0")
+    again = client.post("/games/blumengarten/play", data={"csrf": csrf, "seats": "1", "seat": "0"})
+    assert again.status_code == 429 and "at most 1" in again.text
+
+
+def test_account_and_bot_names_reserve_each_other(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        create_account(session, "alice")
+    with session_scope(engine) as session:
+        with pytest.raises(BotRegistryError, match="account 'alice'"):
+            add_bot(
+                session, name="Alice", game="koenigsgarten", source=builtin_source("random", "koenigsgarten")
+            )
+    with session_scope(engine) as session:
+        add_bot(
+            session, name="zed", game="koenigsgarten", source=builtin_source("random", "koenigsgarten")
+        )
+    with session_scope(engine) as session:
+        with pytest.raises(AccountError, match="zed@1"):
+            create_account(session, "Zed")
+
+
+def test_a_tournament_cannot_seat_a_person(client: TestClient, engine: Engine) -> None:
+    csrf = sign_in(client, make_account(engine, "alice"))
+    play_first_legal(client, csrf, start(client, csrf, "blumengarten", seats="1", seat="0"))
+    with session_scope(engine) as session:
+        with pytest.raises(Exception, match="person playing in the browser"):
+            resolve_bot(session, "alice@1", "blumengarten")
