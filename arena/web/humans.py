@@ -338,7 +338,7 @@ class HumanGames:
         self._forget_old()
         with session_scope(self.engine) as session:
             bots = [self._opponent(session, reference, engine_game.name) for reference in opponents]
-            for bot in bots:
+            for bot in {id(bot): bot for bot in bots}.values():  # a bot may sit twice
                 session.expunge(bot)
         with self._lock:
             if len([g for g in self._games.values() if not g.over]) >= self.limits.games:
