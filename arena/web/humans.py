@@ -27,7 +27,7 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,7 +133,8 @@ class HumanSeat(Bot):
 
 @dataclass(eq=False)
 class HumanGame:
-    """One live game: its seats, and the views published so far."""
+    """One live game: its seats, and the newest view (each view is whole, so a page
+    that missed some needs only the newest)."""
 
     id: str
     account_id: int
@@ -142,7 +143,7 @@ class HumanGame:
     players: list[str]
     clock: TimeControl | None
     idle_seconds: float
-    views: list[View] = field(default_factory=list)
+    latest: View | None = None
     finished_at: float | None = None
     last_active: float = field(default_factory=time.monotonic)
     _moves: queue.Queue[tuple[int, str]] = field(default_factory=queue.Queue)
@@ -159,7 +160,7 @@ class HumanGame:
         to_move = None if state.current_seat == TERMINAL else state.current_seat
         moves = [(seat, str(action)) for seat, action in state.history]
         view = View(
-            version=len(self.views),
+            version=self._next_version(),
             text=state.render(self.seat),
             observation=state.observation(self.seat),
             to_move=to_move,
@@ -170,10 +171,10 @@ class HumanGame:
         self._add(view)
 
     def finish(self, result: str | None, record_id: int | None, error: str | None) -> None:
-        last = self.views[-1] if self.views else None
+        last = self.latest
         self._add(
             View(
-                version=len(self.views),
+                version=self._next_version(),
                 text=last.text if last else "",
                 observation=last.observation if last else {},
                 to_move=None,
@@ -189,7 +190,7 @@ class HumanGame:
 
     def _add(self, view: View) -> None:
         with self._changed:
-            self.views.append(view)
+            self.latest = view
             self._changed.notify_all()
             listeners = list(self._listeners)
         for loop, event in listeners:
@@ -205,7 +206,7 @@ class HumanGame:
         assert self._state is not None
         self._clock_left = time_left
         self._legal = {str(action): action for action in legal}
-        version = len(self.views)
+        version = self._next_version()
         self.publish(self._state, waiting=legal)
         limit = self.idle_seconds if time_left is None else min(self.idle_seconds, time_left)
         deadline = time.monotonic() + limit
@@ -220,6 +221,9 @@ class HumanGame:
             if sent_version == version and text in self._legal:
                 action = self._legal[text]
                 self._legal = {}
+                if time_left is not None:
+                    spent = time.monotonic() - (deadline - limit)
+                    self._clock_left = time_left - spent + (self.clock or TimeControl()).increment
                 return action
 
     # -- the web's side ------------------------------------------------------------------
@@ -233,7 +237,7 @@ class HumanGame:
         """
         self.last_active = time.monotonic()
         with self._changed:
-            current = self.views[-1] if self.views else None
+            current = self.latest
             if current is None or current.version != version or current.legal is None:
                 raise NotYourTurn(
                     f"not your move at position {version!r} (the game is at "
@@ -246,9 +250,14 @@ class HumanGame:
                 )
         self._moves.put((version, text))
 
-    def views_after(self, version: int) -> list[View]:
+    def newest_after(self, version: int) -> View | None:
+        """The newest view when it is newer than ``version``, else None."""
         with self._changed:
-            return self.views[version + 1 :]
+            latest = self.latest
+        return latest if latest is not None and latest.version > version else None
+
+    def _next_version(self) -> int:
+        return 0 if self.latest is None else self.latest.version + 1
 
     def listen(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
         with self._changed:
@@ -257,11 +266,6 @@ class HumanGame:
     def unlisten(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
         with self._changed:
             self._listeners.discard((loop, event))
-
-    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
-        """Wait (a thread, not the event loop) until ``predicate`` holds after a publish."""
-        with self._changed:
-            return self._changed.wait_for(predicate, timeout)
 
     @property
     def over(self) -> bool:

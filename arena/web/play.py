@@ -32,6 +32,7 @@ from arena.store.models import Account
 from arena.web import queries
 from arena.web.accounts import account_for_token
 from arena.web.app import FieldError, WebContext, context, plain_url
+from arena.web.cache import games_version
 from arena.web.humans import CLOCKS, HumanGame
 from arena.web.sessions import (
     CSRF_FIELD,
@@ -184,15 +185,16 @@ def play_page(ctx: Context, request: Request, game_id: str) -> Response:
 def play_state(ctx: Context, request: Request, game_id: str) -> Response:
     """The newest view (JSON), for scripts that do not follow the events."""
     live = _live(ctx, request, game_id)
-    views = live.views_after(-1)
-    data = views[-1].to_data(live) if views else {"id": live.id, "version": -1}
+    view = live.newest_after(-1)
+    data = view.to_data(live) if view is not None else {"id": live.id, "version": -1}
     return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/play/{game_id}/events")
 async def play_events(ctx: Context, request: Request, game_id: str) -> Response:
-    """Server-sent events: every view after ``Last-Event-ID`` (all at first), then each
-    new one as the game thread publishes it; the stream ends after the last."""
+    """Server-sent events: the newest view when it is newer than ``Last-Event-ID``, then
+    each newer one as the game thread publishes it (a view is whole: one that was
+    replaced before it was sent is not missed); the stream ends after the last."""
     live = _live(ctx, request, game_id)
     last = request.headers.get("last-event-id", "-1")
     after = int(last) if last.lstrip("-").isdigit() and len(last) < 10 else -1
@@ -210,13 +212,12 @@ async def _events(live: HumanGame, request: Request, after: int) -> AsyncIterato
     try:
         while True:
             changed.clear()
-            views = live.views_after(after)
-            for view in views:
+            view = live.newest_after(after)
+            if view is not None:
                 after = view.version
                 yield f"id: {view.version}\ndata: {json.dumps(view.to_data(live))}\n\n"
                 if view.result is not None or view.error is not None:
                     return
-            if views:
                 continue
             if live.over:
                 return
@@ -256,7 +257,11 @@ def play_move(
 def humans_page(ctx: Context, request: Request, game: str) -> Response:
     kind = queries.game_kind(ctx.engine, game)
     try:
-        report = game_leaderboard(ctx.engine, kind.name, humans=True)
+        report = ctx.reports.get(
+            ("humans", kind.name),
+            games_version(ctx.engine, game=kind.name),
+            lambda: game_leaderboard(ctx.engine, kind.name, humans=True),
+        ).entry.report
     except ReportError as exc:
         return page(ctx, request, "humans.html", game=kind, empty=str(exc), summary=[], tables=[])
     return page(

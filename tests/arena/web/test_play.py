@@ -101,10 +101,17 @@ def test_a_signed_in_person_plays_a_game_to_its_stored_replay(
     assert final["result"] and final["record_id"] is not None
     replay = client.get(f"/api/records/{final['record_id']}/replay?seat=1").json()
     assert replay["players"] == ["random@1", "alice@1"]
+    # What the page was shown is the seat's view, exactly as the replay has it.
+    assert final["text"] == replay["steps"][-1]["text"]
+    assert final["observation"] == replay["steps"][-1]["observation"]
+    record = client.get(f"/api/records/{final['record_id']}").json()["record"]
+    assert final["moves"] == record["actions"]
     with Session(engine) as session:
         human = session.exec(select(BotVersion).where(BotVersion.name == "alice")).one()
         tournament = session.exec(select(Tournament).where(Tournament.format == HUMAN_FORMAT)).one()
     assert human.kind == "human" and tournament.owner_id == human.owner_id
+    listed = client.get(f"/tournaments/{tournament.id}")
+    assert listed.status_code == 200 and "humans" in listed.text
     page = client.get("/games/koenigsgarten/humans")
     assert page.status_code == 200 and "alice@1" in page.text
     # The bots' leaderboard never sees the game: there is none yet.
