@@ -65,6 +65,8 @@ CLOCKS: dict[str, TimeControl | None] = {
     "15+10": TimeControl(per_game=900.0, increment=10.0),
 }
 """The clocks a person may choose: minutes per game + seconds gained per move."""
+MAX_LISTENERS = 8
+"""Pages following one live game at once."""
 
 
 class HumanGameError(ArenaError):
@@ -259,7 +261,21 @@ class HumanGame:
     def _next_version(self) -> int:
         return 0 if self.latest is None else self.latest.version + 1
 
+    def check_listeners(self) -> None:
+        """Raises TooManyGames when MAX_LISTENERS pages follow the game already."""
+        with self._changed:
+            if len(self._listeners) >= MAX_LISTENERS:
+                raise TooManyGames(
+                    f"this game is open in {MAX_LISTENERS} pages already: close some"
+                )
+
     def listen(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
+        """Have ``event`` set (in ``loop``) whenever a view is published.
+
+        Raises:
+            TooManyGames: the game has MAX_LISTENERS listeners already (open pages).
+        """
+        self.check_listeners()
         with self._changed:
             self._listeners.add((loop, event))
 

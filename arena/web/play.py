@@ -33,7 +33,7 @@ from arena.web import queries
 from arena.web.accounts import account_for_token
 from arena.web.app import FieldError, WebContext, context, plain_url
 from arena.web.cache import games_version
-from arena.web.humans import CLOCKS, HumanGame
+from arena.web.humans import CLOCKS, HumanGame, TooManyGames
 from arena.web.sessions import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -198,6 +198,7 @@ async def play_events(ctx: Context, request: Request, game_id: str) -> Response:
     live = _live(ctx, request, game_id)
     last = request.headers.get("last-event-id", "-1")
     after = int(last) if last.lstrip("-").isdigit() and len(last) < 10 else -1
+    live.check_listeners()
     return StreamingResponse(
         _events(live, request, after),
         media_type="text/event-stream",
@@ -208,7 +209,10 @@ async def play_events(ctx: Context, request: Request, game_id: str) -> Response:
 async def _events(live: HumanGame, request: Request, after: int) -> AsyncIterator[str]:
     loop = asyncio.get_running_loop()
     changed = asyncio.Event()
-    live.listen(loop, changed)
+    try:
+        live.listen(loop, changed)
+    except TooManyGames:
+        return  # more pages opened at once than the check before let through
     try:
         while True:
             changed.clear()

@@ -3,6 +3,7 @@ driven with the test client: sign-in, CSRF, owners, a game to its end and its st
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -254,3 +255,30 @@ def test_a_tournament_cannot_seat_a_person(client: TestClient, engine: Engine) -
         pytest.raises(NotFoundError, match="person playing in the browser"),
     ):
         resolve_bot(session, "alice@1", "koenigsgarten")
+
+
+def events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    for line in lines:
+        if line.startswith("data:"):
+            yield json.loads(line.removeprefix("data:"))
+
+
+def test_the_events_follow_the_game_to_its_end(client: TestClient, engine: Engine) -> None:
+    csrf = sign_in(client, make_account(engine, "alice"))
+    game_id = start(client, csrf, "blumengarten", seats="1", seat="0")
+    wait_until(lambda: state(client, game_id).get("legal"), what="alice's turn")
+    with client.stream("GET", f"/play/{game_id}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        views = events(stream.iter_lines())
+        first = next(views)
+        assert "resign" in first["legal"] and not first["over"]
+        answer = client.post(
+            f"/play/{game_id}/move",
+            json={"version": first["version"], "action": "resign"},
+            headers={"X-CSRF-Token": csrf},
+        )
+        assert answer.status_code == 202
+        rest = list(views)  # the stream ends after the game's last view
+    assert rest[-1]["over"] and rest[-1]["record_id"] is not None
+    assert rest[-1]["moves"] == [[0, "resign"]]
+    assert all(view["version"] > first["version"] for view in rest)
