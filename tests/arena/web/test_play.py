@@ -282,3 +282,18 @@ def test_the_events_follow_the_game_to_its_end(client: TestClient, engine: Engin
     assert rest[-1]["over"] and rest[-1]["record_id"] is not None
     assert rest[-1]["moves"] == [[0, "resign"]]
     assert all(view["version"] > first["version"] for view in rest)
+
+
+def test_the_clock_is_shown_and_an_idle_person_forfeits(engine: Engine) -> None:
+    settings = WebSettings(human_idle_seconds=0.5)
+    with TestClient(create_app(engine, settings=settings)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        game_id = start(
+            client, csrf, "koenigsgarten", seats="2", seat="0", opponent1="random", clock="5+3"
+        )
+        wait_until(lambda: state(client, game_id).get("over"), what="the idle forfeit")
+        final = state(client, game_id)
+        assert 0 < final["clock"] <= 300
+        assert "forfeit by seat 0 (alice@1): timeout" in final["result"]
+        stored = client.get(f"/api/records/{final['record_id']}").json()
+        assert stored["offender"] == 0 and stored["reason"] == "timeout"
