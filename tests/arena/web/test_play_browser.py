@@ -6,25 +6,19 @@ whose first-legal games run to the move limit, a few moves and then "resign").""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 
 from arena.store.db import open_database
-from tests.arena.web.conftest import make_account
+from tests.arena.web.conftest import live_server, make_account
 from tests.arena.web.test_browser import (  # the same browser, one context per test
     CHROMIUM,
     browser,
-    free_port,
     page,
 )
-from tests.waiting import wait_until
 
 __all__ = ["browser", "page"]
 pytestmark = [
@@ -54,28 +48,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     engine = open_database(db)
     tokens = {name: make_account(engine, name) for name in ("player", "other")}
     engine.dispose()
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--no-worker", "--db", db],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
-        try:
-            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(up, what="arena serve did not start")
+    with live_server(db) as url:
         yield Site(url, tokens)
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def sign_in(page: Any, site: Site, name: str = "player") -> None:
