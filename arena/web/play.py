@@ -26,13 +26,12 @@ from fastapi.responses import (
 from sqlmodel import Session
 
 from arena.players.loader import HUMAN
-from arena.report.build import ReportError, game_leaderboard
+from arena.report.build import ReportError
 from arena.report.format import layout, summary_lines
 from arena.store.models import Account
-from arena.web import queries
+from arena.web import queries, reports
 from arena.web.accounts import account_for_token
 from arena.web.app import FieldError, WebContext, context, plain_url
-from arena.web.cache import games_version
 from arena.web.humans import CLOCKS, HumanGame, TooManyGames
 from arena.web.sessions import (
     CSRF_FIELD,
@@ -261,11 +260,7 @@ def play_move(
 def humans_page(ctx: Context, request: Request, game: str) -> Response:
     kind = queries.game_kind(ctx.engine, game)
     try:
-        report = ctx.reports.get(
-            ("humans", kind.name),
-            games_version(ctx.engine, game=kind.name),
-            lambda: game_leaderboard(ctx.engine, kind.name, humans=True),
-        ).entry.report
+        report = reports.leaderboard(ctx, kind.name, humans=True).entry.report
     except ReportError as exc:
         return page(ctx, request, "humans.html", game=kind, empty=str(exc), summary=[], tables=[])
     return page(

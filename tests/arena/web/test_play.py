@@ -121,6 +121,9 @@ def test_a_signed_in_person_plays_a_game_to_its_stored_replay(
         game_leaderboard(engine, "koenigsgarten")
     humans = game_leaderboard(engine, "koenigsgarten", humans=True)
     assert sorted(line.label for line in humans.lines) == ["alice@1", "random@1"]
+    data = client.get("/api/leaderboards/koenigsgarten/humans").json()
+    assert "alice@1" in str(data) and client.get("/bots/alice@1").status_code == 200
+    assert client.get("/api/leaderboards/koenigsgarten").status_code == 404
 
 
 def test_human_games_leave_the_bots_leaderboard_as_it_was(

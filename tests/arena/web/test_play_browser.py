@@ -6,6 +6,7 @@ whose first-legal games run to the move limit, a few moves and then "resign").""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -60,9 +61,12 @@ def sign_in(page: Any, site: Site, name: str = "player") -> None:
     assert page.inner_text("#signed-in") == name
 
 
-def start_game(page: Any, site: Site, game: str, seats: int, opponents: list[str]) -> str:
+def start_game(
+    page: Any, site: Site, game: str, seats: int, opponents: list[str], clock: str = "none"
+) -> str:
     page.goto(f"{site.url}/games/{game}")
     page.select_option("#start-seats", str(seats))
+    page.select_option("#start-clock", clock)
     for index, bot in enumerate(opponents, 1):
         page.select_option(f"#start-opponent{index}", bot)
     page.click("#start-submit")
@@ -120,7 +124,9 @@ def no_overflow(page: Any) -> bool:
 
 def test_a_game_of_koenigsgarten_played_with_number_keys(site: Site, page: Any) -> None:
     sign_in(page, site)
-    start_game(page, site, "koenigsgarten", 2, ["random"])
+    start_game(page, site, "koenigsgarten", 2, ["random"], clock="5+3")
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    assert re.fullmatch(r"your clock: [45]:\d\d.*", page.inner_text("#clock"))
     assert play_to_the_end(page, how="keys") > 0
     check_replay(page, site, 2)
 
