@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -81,16 +82,18 @@ def signed_in(ctx: WebContext, request: Request) -> Account:
     return account
 
 
-def _local(target: str) -> str:
-    """``target`` when it is a path of this site, else ``/`` (no open redirect)."""
-    if target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
-    return "/"
+LOCAL_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%@+=&?-]{0,500}")
+
+
+def local_path(target: str) -> str:
+    """``target`` when it is plainly a path of this site, else ``/``: no open redirect
+    (``//host``, ``/\\host``, and control characters browsers drop, ``/\t/host``)."""
+    return target if LOCAL_PATH.fullmatch(target) else "/"
 
 
 @router.get("/signin", response_class=HTMLResponse)
 def signin_page(ctx: Context, request: Request, next: str = "/") -> Response:
-    return page(ctx, request, "signin.html", next=_local(next), error=None)
+    return page(ctx, request, "signin.html", next=local_path(next), error=None)
 
 
 @router.post("/signin")
@@ -105,10 +108,9 @@ def signin(
     with Session(ctx.engine) as db:
         account = account_for_token(db, token.strip())
     if account is None:
-        return page(
-            ctx, request, "signin.html", 401, next=_local(next), error="unknown token: try again"
-        )
-    response = RedirectResponse(_local(next), status_code=303)
+        error = "unknown token: try again"
+        return page(ctx, request, "signin.html", 401, next=local_path(next), error=error)
+    response = RedirectResponse(local_path(next), status_code=303)
     # A new nonce: a session planted before signing in is worth nothing after it.
     set_cookie(ctx.sessions, request, response, ctx.sessions.new(account))
     return response

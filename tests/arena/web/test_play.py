@@ -21,6 +21,7 @@ from arena.store.models import BotVersion, Tournament
 from arena.store.tally import HUMAN_FORMAT
 from arena.web.accounts import AccountError, create_account
 from arena.web.app import WebSettings, create_app
+from arena.web.play import local_path
 from arena.web.sessions import COOKIE
 from tests.arena.web.conftest import make_account, play_tournament
 from tests.waiting import wait_until
@@ -215,6 +216,9 @@ def test_sign_in_needs_the_forms_csrf_token_and_a_known_token(
         follow_redirects=False,
     )
     assert answer.status_code == 303 and answer.headers["location"] == "/"
+    for elsewhere in ("/\\evil.example", "/\t/evil.example", "https://evil.example", "/ok\n"):
+        assert local_path(elsewhere) == "/", elsewhere
+    assert local_path("/games/kardinal?seats=3") == "/games/kardinal?seats=3"
     assert client.cookies[COOKIE] != before  # a new session, not the planted one
     set_cookie = answer.headers["set-cookie"].lower()
     assert "httponly" in set_cookie and "samesite=strict" in set_cookie
