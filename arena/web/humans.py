@@ -147,9 +147,8 @@ class HumanGame:
     idle_seconds: float
     latest: View | None = None
     finished_at: float | None = None
-    last_active: float = field(default_factory=time.monotonic)
     _moves: queue.Queue[tuple[int, str]] = field(default_factory=queue.Queue)
-    _changed: threading.Condition = field(default_factory=threading.Condition)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     _listeners: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=set)
     _state: State | None = None
     _legal: dict[str, Action] = field(default_factory=dict)
@@ -191,9 +190,8 @@ class HumanGame:
         self.finished_at = time.monotonic()
 
     def _add(self, view: View) -> None:
-        with self._changed:
+        with self._lock:
             self.latest = view
-            self._changed.notify_all()
             listeners = list(self._listeners)
         for loop, event in listeners:
             with contextlib.suppress(RuntimeError):  # the listener's loop has closed
@@ -237,8 +235,7 @@ class HumanGame:
             NotYourTurn: the seat is not to move at ``version`` (the view it was chosen on).
             HumanGameError: ``text`` is not a legal action there.
         """
-        self.last_active = time.monotonic()
-        with self._changed:
+        with self._lock:
             current = self.latest
             if current is None or current.version != version or current.legal is None:
                 raise NotYourTurn(
@@ -254,7 +251,7 @@ class HumanGame:
 
     def newest_after(self, version: int) -> View | None:
         """The newest view when it is newer than ``version``, else None."""
-        with self._changed:
+        with self._lock:
             latest = self.latest
         return latest if latest is not None and latest.version > version else None
 
@@ -263,7 +260,7 @@ class HumanGame:
 
     def check_listeners(self) -> None:
         """Raises TooManyGames when MAX_LISTENERS pages follow the game already."""
-        with self._changed:
+        with self._lock:
             if len(self._listeners) >= MAX_LISTENERS:
                 raise TooManyGames(
                     f"this game is open in {MAX_LISTENERS} pages already: close some"
@@ -276,11 +273,11 @@ class HumanGame:
             TooManyGames: the game has MAX_LISTENERS listeners already (open pages).
         """
         self.check_listeners()
-        with self._changed:
+        with self._lock:
             self._listeners.add((loop, event))
 
     def unlisten(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
-        with self._changed:
+        with self._lock:
             self._listeners.discard((loop, event))
 
     @property
