@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,13 @@ from sqlmodel import Session, select
 
 from arena.errors import NotFoundError
 from arena.report.build import ReportError, game_leaderboard
-from arena.store.bots import BotRegistryError, add_bot, builtin_source, resolve_bot
+from arena.store.bots import (
+    BotRegistryError,
+    add_bot,
+    builtin_source,
+    python_source,
+    resolve_bot,
+)
 from arena.store.db import session_scope
 from arena.store.models import BotVersion, Tournament
 from arena.store.tally import HUMAN_FORMAT
@@ -23,7 +30,7 @@ from arena.web.accounts import AccountError, create_account
 from arena.web.app import WebSettings, create_app
 from arena.web.play import local_path
 from arena.web.sessions import COOKIE
-from tests.arena.web.conftest import make_account, play_tournament
+from tests.arena.web.conftest import FIRST_LEGAL, make_account, play_tournament
 from tests.waiting import wait_until
 
 CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
@@ -304,3 +311,21 @@ def test_the_clock_is_shown_and_an_idle_person_forfeits(engine: Engine) -> None:
         assert "forfeit by seat 0 (alice@1): timeout" in final["result"]
         stored = client.get(f"/api/records/{final['record_id']}").json()
         assert stored["offender"] == 0 and stored["reason"] == "timeout"
+
+
+def test_a_submitted_bot_plays_from_the_sandbox(
+    client: TestClient, engine: Engine, tmp_path: Path
+) -> None:
+    code = tmp_path / "picker.py"
+    code.write_text(FIRST_LEGAL)
+    with session_scope(engine) as session:
+        bot, _ = add_bot(
+            session, name="picker", game="kings_corner", source=python_source(str(code))
+        )
+        assert bot.kind == "python"
+    csrf = sign_in(client, make_account(engine, "alice"))
+    game_id = start(client, csrf, "kings_corner", seats="2", seat="1", opponent1="picker@1")
+    final = play_first_legal(client, csrf, game_id)
+    assert final["record_id"] is not None and final["players"] == ["picker@1", "alice@1"]
+    stored = client.get(f"/api/records/{final['record_id']}").json()
+    assert stored["termination"] != "error" and stored["offender"] is None, stored
