@@ -16,6 +16,7 @@
   const errorBox = document.getElementById("play-error");
   const result = document.getElementById("result");
   const clock = document.getElementById("clock");
+  const recent = document.getElementById("recent");
   let view = null;
   let clockTimer = null;
   let clockStart = 0;
@@ -36,6 +37,14 @@
     const minutes = Math.floor(left / 60);
     const seconds = Math.floor(left % 60).toString().padStart(2, "0");
     clock.textContent = `your clock: ${minutes}:${seconds}` + (running ? " (running)" : "");
+  }
+
+  // The moves since the person's own last move (the bots' answers), beside the table.
+  function showRecent() {
+    let start = view.moves.length;
+    while (start > 0 && view.moves[start - 1][0] !== mySeat) start--;
+    const others = view.moves.slice(start).map(([seat, action]) => `${player(seat)}: ${prettyCode(action)}`);
+    recent.innerHTML = others.length ? cardsToHtml(others.join(" · ")) : "";
   }
 
   function showMoves() {
@@ -70,6 +79,7 @@
     clockStart = performance.now();
     board.innerHTML = cardsToHtml(view.text);
     showMoves();
+    showRecent();
     showActions();
     showClock();
     if (view.over) {

@@ -134,6 +134,13 @@ def test_a_game_of_koenigsgarten_played_with_number_keys(site: Site, page: Any) 
 def test_a_game_of_kings_corner_played_with_arrows_and_enter(site: Site, page: Any) -> None:
     sign_in(page, site)
     start_game(page, site, "kings_corner", 3, ["random", "greedy"])
+    while True:  # until the bots have answered: their moves named beside the table
+        page.wait_for_function(READY, timeout=WAIT_MS)
+        if page.get_attribute("#play", "data-over") == "true" or page.inner_text("#recent"):
+            break
+        page.locator("#actions button").first.click()
+    recent = page.inner_text("#recent")
+    assert "seat 1: random@1" in recent or page.get_attribute("#play", "data-over") == "true"
     assert page.locator("#start-opponent3").count() == 0  # left the form page
     assert play_to_the_end(page, how="enter") > 0
     check_replay(page, site, 3)
