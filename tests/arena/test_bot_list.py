@@ -3,10 +3,9 @@ SQLAlchemy: the same bots, counts and order as the table models give."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from contextlib import closing
 from dataclasses import fields
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlmodel import Session, SQLModel, func, select
