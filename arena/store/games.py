@@ -104,13 +104,28 @@ def _insert_ignoring_duplicates(
         if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
     ]
     parameters: list[Any] = []
-    # The value a column had in the row before, converted: a batch's rows share some
-    # (the time they were stored), and converting a datetime costs microseconds.
+    # Converted values are reused: the value a column had in the row before (a batch's
+    # rows share the time they were stored; converting a datetime costs microseconds),
+    # and each small tuple's JSON (a game's seats, returns and places repeat across
+    # the batch; ``json.dumps`` costs microseconds). A tuple's key holds its items'
+    # types, since (1, 0) == (1.0, 0.0) but their JSON differs.
     last: dict[int, tuple[Any, Any]] = {}
+    tuples: dict[tuple[Any, ...], Any] = {}
     for row in rows:
         values = [row[index] for index in take]
         for position, convert in converters:
             value = values[position]
+            if type(value) is tuple:
+                key = (position, value, *map(type, value))
+                try:
+                    converted = tuples.get(key)
+                except TypeError:  # an unhashable item: convert it every time
+                    values[position] = convert(value)
+                    continue
+                if converted is None:
+                    converted = tuples[key] = convert(value)
+                values[position] = converted
+                continue
             before = last.get(position)
             if before is not None and before[0] is value:
                 values[position] = before[1]
