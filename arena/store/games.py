@@ -321,6 +321,18 @@ def count_stored(session: Session, tournament_id: int) -> int:
     )
 
 
+def holds_lease(session: Session, tournament_id: int, token: str) -> bool:
+    """Whether the driver with lease ``token`` still holds the tournament, read in the
+    caller's write transaction (the row locked on PostgreSQL; SQLite's write transaction
+    already excludes every other writer), so that what it stores next cannot follow a
+    takeover."""
+    table = TOURNAMENT_TABLE
+    held = session.connection().execute(
+        sa.select(table.c.lease_token).where(table.c.id == tournament_id).with_for_update()
+    )
+    return held.scalar() == token
+
+
 def write_driver_state(session: Session, tournament_id: int, stored: int, state: bytes) -> None:
     """Replace the tournament's driver state (in the caller's transaction: the one
     storing the games it counts)."""
