@@ -1,0 +1,147 @@
+"""The extras of pyproject.toml: a core install (no web stack, PostgreSQL driver,
+matplotlib, Ray, PettingZoo or Gymnasium) plays tournaments and prints text reports,
+and every command that needs an extra says which one, in one line, without a traceback.
+A missing package is simulated in a child interpreter (``sys.modules[name] = None``
+makes its import fail as if it were not installed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from arena.optional import EXTRAS, MissingExtraError, require
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Each extra's packages, as the code imports them.
+OPTIONAL = {
+    "web": ("fastapi", "starlette", "uvicorn", "jinja2", "multipart", "python_multipart", "httpx"),
+    "postgres": ("psycopg",),
+    "plot": ("matplotlib",),
+    "ray": ("ray",),
+    "rl": ("pettingzoo", "gymnasium"),
+}
+
+PLAY = ("tournament", "run", "--game", "koenigsgarten", "--bot", "random", "--bot", "first-legal")
+
+# Blocks every optional package, runs the command line with the given arguments and
+# exits with its exit code.
+CORE_ONLY = """
+import sys
+
+for name in {blocked!r}:
+    sys.modules[name] = None
+from arena.cli import main
+
+sys.argv = ["arena", *{argv!r}]
+main()
+"""
+
+
+def run_core_only(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``arena ARGV`` in ``cwd`` (its default database ``arena.db`` there) without extras."""
+    blocked = tuple(name for names in OPTIONAL.values() for name in names)
+    return subprocess.run(
+        [sys.executable, "-c", CORE_ONLY.format(blocked=blocked, argv=argv)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={key: value for key, value in os.environ.items() if key != "ARENA_DB"},
+        timeout=600,
+    )
+
+
+def test_the_extras_are_the_ones_require_knows_and_all_holds_them() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert set(extras) == {*EXTRAS, "all", "dev"}
+    assert extras["all"] == [f"arena[{','.join(EXTRAS)}]"]
+    assert "arena[all]" in extras["dev"]
+
+
+def test_the_core_dependencies_hold_no_optional_package() -> None:
+    core = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = " ".join(core).lower()
+    for package in ("ray", "matplotlib", "psycopg", "fastapi", "uvicorn", "jinja2", "httpx"):
+        assert package not in names
+
+
+def test_require_returns_an_installed_module() -> None:
+    assert require("tomllib", extra="plot") is tomllib
+
+
+def test_require_names_the_extra_of_a_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(MissingExtraError) as caught:
+        require("ray", extra="ray")
+    assert str(caught.value) == "Ray is not installed: pip install 'arena[ray]'"
+
+
+def test_require_names_the_package_of_a_missing_submodule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(MissingExtraError, match=r"matplotlib is not installed: .*arena\[plot\]"):
+        require("matplotlib.pyplot", extra="plot")
+
+
+def test_require_rejects_an_unknown_extra() -> None:
+    with pytest.raises(ValueError, match="'plots'"):
+        require("matplotlib", extra="plots")
+
+
+def test_a_core_install_plays_a_tournament_and_reports_it_as_text(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    ran = run_core_only(*PLAY, "--games", "4", "--db", db, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    for fmt in ("text", "md", "json", "csv"):
+        report = run_core_only("report", "1", "--format", fmt, "--db", db, cwd=tmp_path)
+        assert report.returncode == 0, report.stderr
+        assert "random" in report.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            (*PLAY, "--games", "2", "--executor", "ray"),
+            "Ray is not installed: pip install 'arena[ray]'",
+        ),
+        (("serve",), "FastAPI is not installed: pip install 'arena[web]'"),
+        (("bench", "web"), "FastAPI is not installed: pip install 'arena[web]'"),
+        (("bench", "envs"), "PettingZoo is not installed: pip install 'arena[rl]'"),
+        (
+            ("tournament", "list", "--db", "postgresql+psycopg://arena@localhost/arena"),
+            "psycopg (the PostgreSQL driver) is not installed: pip install 'arena[postgres]'",
+        ),
+    ],
+    ids=["ray", "serve", "bench-web", "bench-envs", "postgres"],
+)
+def test_a_command_needing_a_missing_extra_names_it(
+    argv: tuple[str, ...], message: str, tmp_path: Path
+) -> None:
+    ran = run_core_only(*argv, cwd=tmp_path)
+    assert ran.returncode == 2, ran.stderr
+    assert message in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+@pytest.mark.parametrize(
+    "argv", [("--plot", "plot.png"), ("--format", "html")], ids=["plot", "html"]
+)
+def test_a_report_plot_without_matplotlib_names_the_plot_extra(
+    argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    played = run_core_only(*PLAY, "--games", "2", "--db", db, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    ran = run_core_only("report", "1", *argv, "--db", db, cwd=tmp_path)
+    assert ran.returncode == 2, ran.stderr
+    assert "matplotlib is not installed: pip install 'arena[plot]'" in ran.stderr
+    assert "Traceback" not in ran.stderr
