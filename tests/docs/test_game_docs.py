@@ -20,7 +20,7 @@ GAMES = [game.name for game in all_games()]
 SECTIONS = ("## Rules", "## Options", "## Actions", "## Observation", "## End and scoring")
 
 OBSERVATION = re.compile(
-    r'<!-- example observation: seed=(?P<seed>\d+) seats=(?P<seats>\d+) seat=(?P<seat>\d+) '
+    r"<!-- example observation: seed=(?P<seed>\d+) seats=(?P<seats>\d+) seat=(?P<seat>\d+) "
     r'actions="(?P<actions>[^"]*)" -->\n```json\n(?P<json>.*?)\n```',
     re.DOTALL,
 )
