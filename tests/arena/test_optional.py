@@ -145,3 +145,4 @@ def test_a_report_plot_without_matplotlib_names_the_plot_extra(
     assert ran.returncode == 2, ran.stderr
     assert "matplotlib is not installed: pip install 'arena[plot]'" in ran.stderr
     assert "Traceback" not in ran.stderr
+    assert ran.stdout == ""  # said before any of the report is shown
