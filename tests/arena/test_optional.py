@@ -7,9 +7,11 @@ makes its import fail as if it were not installed)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,8 +31,8 @@ OPTIONAL = {
 
 PLAY = ("tournament", "run", "--game", "koenigsgarten", "--bot", "random", "--bot", "first-legal")
 
-# Blocks every optional package, runs the command line with the given arguments and
-# exits with its exit code.
+# Blocks every optional package, then runs the command line once per command in this
+# interpreter; after each, a line "@@ EXIT_CODE" on stdout and "@@" on stderr.
 CORE_ONLY = """
 import sys
 
@@ -38,22 +40,42 @@ for name in {blocked!r}:
     sys.modules[name] = None
 from arena.cli import main
 
-sys.argv = ["arena", *{argv!r}]
-main()
+for argv in {commands!r}:
+    sys.argv = ["arena", *argv]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    print(f"@@ {{code}}", flush=True)
+    print("@@", file=sys.stderr, flush=True)
 """
 
 
-def run_core_only(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``arena ARGV`` in ``cwd`` (its default database ``arena.db`` there) without extras."""
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_core_only(*commands: tuple[str, ...], cwd: Path) -> list[Ran]:
+    """``arena COMMAND`` for each command, in ``cwd`` (its default database ``arena.db``
+    there), without the extras."""
     blocked = tuple(name for names in OPTIONAL.values() for name in names)
-    return subprocess.run(
-        [sys.executable, "-c", CORE_ONLY.format(blocked=blocked, argv=argv)],
+    result = subprocess.run(
+        [sys.executable, "-c", CORE_ONLY.format(blocked=blocked, commands=commands)],
         capture_output=True,
         text=True,
         cwd=cwd,
         env={key: value for key, value in os.environ.items() if key != "ARENA_DB"},
         timeout=600,
     )
+    assert result.returncode == 0, result.stderr
+    outs = re.split(r"^@@ (-?\d+)\n", result.stdout, flags=re.MULTILINE)
+    errs = result.stderr.split("@@\n")
+    assert len(outs) == 2 * len(commands) + 1 and outs[-1] == "", result.stdout
+    return [Ran(int(outs[2 * i + 1]), outs[2 * i], errs[i]) for i in range(len(commands))]
 
 
 def test_the_extras_are_the_ones_require_knows_and_all_holds_them() -> None:
@@ -96,22 +118,27 @@ def test_require_rejects_an_unknown_extra() -> None:
         require("matplotlib", extra="plots")
 
 
+@pytest.mark.slow
 def test_a_core_install_plays_a_tournament_and_reports_it_as_text(tmp_path: Path) -> None:
-    db = f"sqlite:///{tmp_path / 'arena.db'}"
-    ran = run_core_only(*PLAY, "--games", "4", "--db", db, cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    for fmt in ("text", "md", "json", "csv"):
-        report = run_core_only("report", "1", "--format", fmt, "--db", db, cwd=tmp_path)
-        assert report.returncode == 0, report.stderr
+    formats = ("text", "md", "json", "csv")
+    played, *reports = run_core_only(
+        (*PLAY, "--games", "4"),
+        *[("report", "1", "--format", fmt) for fmt in formats],
+        cwd=tmp_path,
+    )
+    assert played.code == 0, played.stderr
+    for report in reports:
+        assert report.code == 0, report.stderr
         assert "random" in report.stdout
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (
+        pytest.param(
             (*PLAY, "--games", "2", "--executor", "ray"),
             "Ray is not installed: pip install 'arena[ray]'",
+            marks=pytest.mark.slow,
         ),
         (("serve",), "FastAPI is not installed: pip install 'arena[web]'"),
         (("bench", "web"), "FastAPI is not installed: pip install 'arena[web]'"),
@@ -126,23 +153,23 @@ def test_a_core_install_plays_a_tournament_and_reports_it_as_text(tmp_path: Path
 def test_a_command_needing_a_missing_extra_names_it(
     argv: tuple[str, ...], message: str, tmp_path: Path
 ) -> None:
-    ran = run_core_only(*argv, cwd=tmp_path)
-    assert ran.returncode == 2, ran.stderr
+    (ran,) = run_core_only(argv, cwd=tmp_path)
+    assert ran.code == 2, ran.stderr
     assert message in ran.stderr
     assert "Traceback" not in ran.stderr
 
 
-@pytest.mark.parametrize(
-    "argv", [("--plot", "plot.png"), ("--format", "html")], ids=["plot", "html"]
-)
-def test_a_report_plot_without_matplotlib_names_the_plot_extra(
-    argv: tuple[str, ...], tmp_path: Path
-) -> None:
-    db = f"sqlite:///{tmp_path / 'arena.db'}"
-    played = run_core_only(*PLAY, "--games", "2", "--db", db, cwd=tmp_path)
-    assert played.returncode == 0, played.stderr
-    ran = run_core_only("report", "1", *argv, "--db", db, cwd=tmp_path)
-    assert ran.returncode == 2, ran.stderr
-    assert "matplotlib is not installed: pip install 'arena[plot]'" in ran.stderr
-    assert "Traceback" not in ran.stderr
-    assert ran.stdout == ""  # said before any of the report is shown
+@pytest.mark.slow
+def test_a_report_plot_without_matplotlib_names_the_plot_extra(tmp_path: Path) -> None:
+    played, *reports = run_core_only(
+        (*PLAY, "--games", "2"),
+        ("report", "1", "--plot", "plot.png"),
+        ("report", "1", "--format", "html"),
+        cwd=tmp_path,
+    )
+    assert played.code == 0, played.stderr
+    for ran in reports:
+        assert ran.code == 2, ran.stderr
+        assert "matplotlib is not installed: pip install 'arena[plot]'" in ran.stderr
+        assert "Traceback" not in ran.stderr
+        assert ran.stdout == ""  # said before any of the report is shown
