@@ -464,6 +464,8 @@ def browser(
 ) -> None:
     """A person's move in the browser: click to the bot's answer drawn (live server,
     headless Chromium, loopback)."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
     from arena.bench.browser import browser_round_trips
 
     if moves < 1:

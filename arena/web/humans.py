@@ -120,6 +120,8 @@ class View:
 class HumanSeat(Bot):
     """The person's seat: ``act`` publishes the position and waits for the browser's move."""
 
+    reads_observation = False  # the page's view is made from the state (HumanGame.publish)
+
     def __init__(self, game: HumanGame) -> None:
         super().__init__()
         self.game = game
