@@ -48,7 +48,6 @@ from arena.web.sessions import (
 router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
 Context = Annotated[WebContext, Depends(context)]
 KEEPALIVE_SECONDS = 15.0
-MAX_OPPONENTS = 16
 
 
 def page(
@@ -140,7 +139,12 @@ def start_form(ctx: WebContext, game: str) -> dict[str, Any]:
 
 @router.post("/games/{game}/play")
 async def start_game(ctx: Context, request: Request, game: str) -> Response:
-    form = await request.form()
+    form = await request.form()  # its fields are named by the seat count: opponent1, …
+    # The database work and the game's start (bots loaded) off the event loop.
+    return await asyncio.to_thread(_start_game, ctx, request, game, form)
+
+
+def _start_game(ctx: WebContext, request: Request, game: str, form: Any) -> Response:
     check_csrf(ctx.sessions, request, _field(form, CSRF_FIELD))
     account = signed_in(ctx, request)
     kind = queries.game_kind(ctx.engine, game)
@@ -151,9 +155,7 @@ async def start_game(ctx: Context, request: Request, game: str) -> Response:
     if missing:
         raise FieldError(f"field 'opponent{missing[0]}': choose a bot for that seat")
     clock = _field(form, "clock") or "none"
-    live = await asyncio.to_thread(
-        ctx.humans.start, account, game=kind.name, seat=seat, opponents=opponents, clock=clock
-    )
+    live = ctx.humans.start(account, game=kind.name, seat=seat, opponents=opponents, clock=clock)
     return RedirectResponse(f"/play/{live.id}", status_code=303)
 
 
@@ -196,7 +198,7 @@ async def play_events(ctx: Context, request: Request, game_id: str) -> Response:
     """Server-sent events: the newest view when it is newer than ``Last-Event-ID``, then
     each newer one as the game thread publishes it (a view is whole: one that was
     replaced before it was sent is not missed); the stream ends after the last."""
-    live = _live(ctx, request, game_id)
+    live = await asyncio.to_thread(_live, ctx, request, game_id)  # reads the database
     last = request.headers.get("last-event-id", "-1")
     after = int(last) if last.lstrip("-").isdigit() and len(last) < 10 else -1
     live.check_listeners()
