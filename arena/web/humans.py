@@ -40,6 +40,7 @@ from arena.play.render import describe_outcome
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import HUMAN, BotSource, instantiate
+from arena.players.subprocess_bot import UNTIMED
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope
 from arena.store.games import store_games
@@ -321,14 +322,6 @@ class HumanGames:
             raise NotFoundError(f"no live game {game_id!r:.40} of yours")
         return found
 
-    def running(self, account: Account | None = None) -> list[HumanGame]:
-        with self._lock:
-            return [
-                g
-                for g in self._games.values()
-                if not g.over and (account is None or g.account_id == account.id)
-            ]
-
     def start(
         self,
         account: Account,
@@ -441,7 +434,7 @@ class HumanGames:
                 if index == live.seat:
                     players.append(HumanSeat(live))
                 else:
-                    players.append(instantiate(spec_of(bot)))
+                    players.append(instantiate(spec_of(bot), time_control=live.clock or UNTIMED))
             controls = [live.clock or TimeControl()] * len(seated)
             live.publish(state)
 
