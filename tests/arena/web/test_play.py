@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from arena.store.tally import HUMAN_FORMAT
 from arena.web.accounts import AccountError, create_account
 from arena.web.app import WebSettings, create_app
 from arena.web.play import local_path
-from arena.web.sessions import COOKIE
+from arena.web.sessions import COOKIE, BrowserSession, SessionKeys
 from tests.arena.web.conftest import FIRST_LEGAL, make_account, play_tournament
 from tests.waiting import wait_until
 
@@ -329,3 +330,16 @@ def test_a_submitted_bot_plays_from_the_sandbox(
     assert final["record_id"] is not None and final["players"] == ["picker@1", "alice@1"]
     stored = client.get(f"/api/records/{final['record_id']}").json()
     assert stored["termination"] != "error" and stored["offender"] is None, stored
+
+
+def test_a_session_cookie_expires_and_cannot_be_altered() -> None:
+    keys = SessionKeys(b"k" * 32, max_age=60)
+    fresh = BrowserSession(7, "abc", int(time.time()), "nonce")
+    assert keys.read(keys.sign(fresh)) == fresh
+    old = BrowserSession(7, "abc", int(time.time()) - 61, "nonce")
+    assert keys.read(keys.sign(old)) is None
+    signed = keys.sign(fresh)
+    assert keys.read(signed.replace("7.", "8.", 1)) is None
+    assert SessionKeys(b"x" * 32).read(signed) is None  # another server's secret
+    assert keys.read("garbage") is None and keys.read("a" * 1000) is None
+    assert keys.csrf_token(fresh) != keys.csrf_token(BrowserSession(7, "abc", 0, "other"))

@@ -203,3 +203,19 @@ def test_only_the_owner_sees_a_live_game_and_forged_moves_fail(
     finally:
         other.close()
     play_to_the_end(page)
+
+
+def test_a_form_on_another_site_cannot_start_a_game(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    forged = (
+        f'<form method="post" action="{site.url}/games/blumengarten/play">'
+        '<input name="seats" value="1"><input name="seat" value="0">'
+        '<button id="go">go</button></form>'
+    )
+    page.goto(f"data:text/html,{forged}")
+    with page.expect_navigation():
+        page.click("#go")
+    refused = page.inner_text("#error-message")
+    assert "another site" in refused or "anti-CSRF" in refused  # 403 either way
+    page.goto(f"{site.url}/games/blumengarten")  # still signed in, no game started for it
+    assert page.inner_text("#signed-in") == "player"
