@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -68,9 +69,22 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+BROWSER_WAIT_MS = 120_000
+"""How long any step of a browser test may wait (navigation, a selector): generous, so
+that a machine loaded with other work slows the tests down without failing them."""
+
+
+def new_context(browser: object) -> Any:
+    """A browser context whose every wait is bounded by :data:`BROWSER_WAIT_MS`."""
+    context = browser.new_context()  # type: ignore[attr-defined]
+    context.set_default_timeout(BROWSER_WAIT_MS)
+    context.set_default_navigation_timeout(BROWSER_WAIT_MS)
+    return context
+
+
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
-    context = browser.new_context()  # type: ignore[attr-defined]
+    context = new_context(browser)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -16,8 +16,10 @@ import pytest
 from arena.store.db import open_database
 from tests.arena.web.conftest import live_server, make_account
 from tests.arena.web.test_browser import (  # the same browser, one context per test
+    BROWSER_WAIT_MS,
     CHROMIUM,
     browser,
+    new_context,
     page,
 )
 
@@ -29,7 +31,7 @@ pytestmark = [
     pytest.mark.xdist_group("browser"),
     pytest.mark.slow,  # a live server and a browser
 ]
-WAIT_MS = 120_000
+WAIT_MS = BROWSER_WAIT_MS
 READY = """() => {
   const root = document.getElementById('play');
   return root.dataset.over === 'true' ||
@@ -190,7 +192,7 @@ def test_only_the_owner_sees_a_live_game_and_forged_moves_fail(
     )
     assert forged == [403, 403]
     assert page.get_attribute("#play", "data-version") == str(version)  # nothing moved
-    other = browser.new_context()
+    other = new_context(browser)
     try:
         intruder = other.new_page()
         sign_in(intruder, site, "other")
