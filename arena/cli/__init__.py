@@ -97,6 +97,11 @@ COMMANDS = {
         "web", "worker", "Run tournaments queued over the web, one at a time, until stopped."
     ),
     "bots": Subcommand("bots", "app", "Register, list, inspect and retire bots."),
+    "ladder": Subcommand(
+        "ladder",
+        "app",
+        "Start, stop, show and play continuous ladders: every active bot of a game rated.",
+    ),
     "tournament": Subcommand(
         "tournament", "app", "Run, resume, list, inspect and cancel tournaments."
     ),
