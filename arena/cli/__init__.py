@@ -94,7 +94,10 @@ COMMANDS = {
         "the sandbox's isolation at start, and takes bot uploads only if it is complete.",
     ),
     "worker": Subcommand(
-        "web", "worker", "Run tournaments queued over the web, one at a time, until stopped."
+        "web",
+        "worker",
+        "Run tournaments queued over the web, one at a time, until stopped; play started\n"
+        "ladders while the queue is empty.",
     ),
     "bots": Subcommand("bots", "app", "Register, list, inspect and retire bots."),
     "ladder": Subcommand(
