@@ -22,7 +22,7 @@ from __future__ import annotations
 import io
 import math
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,48 +98,56 @@ class IncrementalElo:
         """Every bot id seen, in order of appearance."""
         return tuple(self._ids)
 
-    def add_games(self, games: Iterable[GameTriple]) -> None:
-        """Games ``(a, b, score of a)``, each independent of the others (a rotation of
-        its own for the interval). Bots appear on their first game.
+    def add_games(
+        self, games: Iterable[GameTriple], rotations: Sequence[Hashable] | None = None
+    ) -> None:
+        """Games ``(a, b, score of a)``; bots appear on their first game.
 
-        Raises LadderError for a bot playing itself or a score other than 0, ½ or 1;
-        then nothing is added.
+        ``rotations`` names each game's rotation (one deal played in every seat
+        order): games of one rotation are correlated, and the interval counts them as
+        one cluster. A rotation's games must come in one call. Without ``rotations``
+        every game is a rotation of its own.
+
+        Raises LadderError for a bot playing itself, a score other than 0, ½ or 1, or
+        ``rotations`` of another length than ``games``; then nothing is added.
         """
-        first, second, score = self._arrays(games)
+        triples = list(games)
+        if rotations is not None and len(rotations) != len(triples):
+            raise LadderError(
+                f"{len(rotations)} rotation names for {len(triples)} games; need one per game"
+            )
+        first, second, score = self._arrays(triples)
         if score.size == 0:
             return
-        lower, higher, lower_points = _by_lower(first, second, score)
-        self._count(first, second, score)
-        np.add.at(self._sums[0], (lower, higher), lower_points**2)
-        np.add.at(self._sums[1], (lower, higher), lower_points)
-        np.add.at(self._sums[2], (lower, higher), 1.0)
-        self.clusters += int(score.size)
-
-    def add_rotation(self, games: Iterable[GameTriple]) -> None:
-        """The games of one rotation (one deal, played in every seat order): their
-        results are correlated, and the interval counts them as one cluster.
-
-        Raises LadderError as :meth:`add_games` does.
-        """
-        first, second, score = self._arrays(games)
-        if score.size == 0:
-            return
+        if rotations is None:
+            cluster = np.arange(score.size)
+        else:
+            numbers: dict[Hashable, int] = {}
+            cluster = np.array([numbers.setdefault(r, len(numbers)) for r in rotations])
         lower, higher, lower_points = _by_lower(first, second, score)
         self._count(first, second, score)
         size = len(self._ids)
-        pair = lower * size + higher
-        pairs, pair_of_game = np.unique(pair, return_inverse=True)
-        points = np.bincount(pair_of_game, weights=lower_points)
-        played = np.bincount(pair_of_game).astype(np.float64)
-        rows, columns = np.divmod(pairs, size)
-        self._sums[0, rows, columns] += points**2
-        self._sums[1, rows, columns] += points * played
-        self._sums[2, rows, columns] += played**2
-        self.clusters += 1
+        entries, entry_of_game = np.unique(
+            cluster * (size * size) + lower * size + higher, return_inverse=True
+        )
+        points = np.bincount(entry_of_game, weights=lower_points)
+        played = np.bincount(entry_of_game).astype(np.float64)
+        rows, columns = np.divmod(entries % (size * size), size)
+        np.add.at(self._sums[0], (rows, columns), points**2)
+        np.add.at(self._sums[1], (rows, columns), points * played)
+        np.add.at(self._sums[2], (rows, columns), played**2)
+        self.clusters += int(np.unique(cluster).size)
 
-    def _arrays(self, games: Iterable[GameTriple]) -> tuple[IntArray, IntArray, FloatArray]:
-        """Bot numbers and scores of ``games``, adding new bots; checks first."""
+    def add_rotation(self, games: Iterable[GameTriple]) -> None:
+        """The games of one rotation: ``add_games`` with one rotation name for all.
+
+        Raises LadderError as :meth:`add_games` does.
+        """
         triples = list(games)
+        self.add_games(triples, [0] * len(triples))
+
+    def _arrays(self, triples: list[GameTriple]) -> tuple[IntArray, IntArray, FloatArray]:
+        """Bot numbers and scores of ``triples``, adding new bots; checks first."""
         for a, b, points in triples:
             if a == b:
                 raise LadderError(f"game {(a, b, points)!r} pits bot {a!r} against itself")
