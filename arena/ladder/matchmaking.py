@@ -16,8 +16,10 @@ is chosen in three steps:
    interval still plays now and then.
 3. **Its opponents**: for a placing bot, bots spread over the ladder's rating range
    (the quantiles ½, ¼, ¾, ⅛, … of the placed bots' ratings, one per placement game);
-   afterwards drawn with weight ``u_ij · (width_i + width_j)``: pairs whose order is
-   least certain, the wider the intervals the more.
+   afterwards placed bots drawn with weight ``u_ij · (width_i + width_j)``: pairs
+   whose order is least certain, the wider the intervals the more. A placing bot is
+   nobody else's opponent (but for want of placed bots), so its placement games are
+   the spread ones.
 
 An owner over budget gets no games, neither as first bot nor as opponent; a ladder
 over budget gets no pairings at all.
@@ -250,7 +252,14 @@ class _Weights:
                 extra = rng.choice(rest, size=needed - len(chosen), replace=False)
                 chosen.extend(int(i) for i in extra)
             return chosen
-        candidates = np.flatnonzero(allowed)
+        # Placing bots play their placement games on their owner's turns, against
+        # opponents spread over the range: not here, where a wide interval would make
+        # them everyone's first choice.
+        candidates = np.flatnonzero(allowed & self.placed)
+        if candidates.size < needed:
+            rest = np.flatnonzero(allowed & ~self.placed)
+            extra = rng.choice(rest, size=needed - candidates.size, replace=False)
+            return [int(i) for i in (*candidates, *extra)]
         weight = self.uncertain[focus, candidates] * (self.width[focus] + self.width[candidates])
         weight = weight + 1e-9 * (weight.max() + 1.0)
         picked = rng.choice(candidates, size=needed, replace=False, p=weight / weight.sum())

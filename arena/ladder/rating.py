@@ -274,6 +274,8 @@ class IncrementalElo:
         Raises LadderError when ``data`` is not such a state.
         """
         try:
+            if not data.startswith(b"PK"):
+                raise ValueError("not a NumPy .npz archive")
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 arrays = {name: archive[name] for name in archive.files}
             version = int(arrays["version"][0])
@@ -300,7 +302,7 @@ class IncrementalElo:
                     )
             if len(set(ids)) != n:
                 raise LadderError(f"ladder rating state: bot ids repeat: {ids!r}")
-        except (KeyError, ValueError, IndexError, OSError, zipfile.BadZipFile) as error:
+        except (KeyError, ValueError, IndexError, EOFError, OSError, zipfile.BadZipFile) as error:
             raise LadderError(f"not a ladder rating state ({len(data)} bytes): {error}") from None
         result._ids = ids
         result._index = {bot: i for i, bot in enumerate(ids)}
