@@ -565,3 +565,80 @@ def live(
         )
     console.print(table)
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-rating")
+def ladder_rating(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    games: Annotated[int, typer.Option(help="simulated games fed in")] = 1_000_000,
+    rate: Annotated[float, typer.Option(help="games arriving per second")] = 2_000.0,
+    interval: Annotated[float, typer.Option(help="refit at most every S seconds")] = 0.25,
+    seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
+) -> None:
+    """Issue 18: does the ladder's incremental Elo keep up? The lag from a game's
+    arrival to the refit that includes it, games arriving at --rate (virtual clock,
+    real work)."""
+    import os
+
+    from arena.bench.ladder import rating_lag
+
+    lag = rating_lag(bots=bots, games=games, rate=rate, interval=interval, seed=seed)
+    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s")
+    columns = ("interval s", "refits", "max lag s", "mean lag s", "cycle p50 ms")
+    for column in (*columns, "cycle max ms", "busy", "max |err| Elo"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        f"{interval:g}",
+        f"{lag.refits:,}",
+        f"{lag.max_lag:.3f}",
+        f"{lag.mean_lag:.3f}",
+        f"{1e3 * lag.median_refit:.1f}",
+        f"{1e3 * lag.max_refit:.1f}",
+        f"{lag.busy:.0%}",
+        f"{lag.max_error:.1f}",
+    )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-placement")
+def ladder_placement(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    owners: Annotated[int, typer.Option(help="owners the bots belong to")] = 10,
+    versions: Annotated[int, typer.Option(help="new versions registered, one by one")] = 10,
+    games_per_second: Annotated[
+        float, typer.Option(help="the ladder's games/s, to turn games into seconds")
+    ] = 2_000.0,
+    target: Annotated[float, typer.Option(help="the ± Elo to reach")] = 50.0,
+    settle_games: Annotated[int, typer.Option(help="games played before")] = 100_000,
+    seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
+) -> None:
+    """Issue 18, simulated: from a new version's registration to a ±TARGET Elo
+    interval, in ladder games and in seconds at --games-per-second."""
+    import os
+
+    from arena.bench.ladder import placement_games
+
+    found = placement_games(
+        bots=bots,
+        owners=owners,
+        versions=versions,
+        target=target,
+        settle_games=settle_games,
+        seed=seed,
+    )
+    table = Table(
+        title=f"simulated ladder: {bots} bots, {owners} owners, after "
+        f"{found.settle_games:,} games; new version to ±{target:g} Elo"
+    )
+    for column in ("", "ladder games", "its own games", f"s at {games_per_second:,.0f} games/s"):
+        table.add_column(column, justify="right")
+    for label, pick in (("median", statistics.median), ("max", max)):
+        table.add_row(
+            label,
+            f"{pick(found.games):,.0f}",
+            f"{pick(found.own_games):,.0f}",
+            f"{pick(found.games) / games_per_second:.2f}",
+        )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)

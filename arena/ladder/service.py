@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from arena.errors import ArenaError
+from arena.ladder.errors import LadderError
 from arena.play.runner import TimeControl
 from arena.play.time_control import (
     TimeClass,
@@ -53,10 +53,6 @@ CLASS_CONTROLS: dict[TimeClass, str | None] = {
 }
 """The time control a ladder named by its class plays at."""
 DEFAULT_TIME_CONTROL = TimeClass.BLITZ
-
-
-class LadderError(ArenaError):
-    """A ladder request that cannot be done (bad settings, a bot not on the ladder)."""
 
 
 @dataclass(frozen=True)

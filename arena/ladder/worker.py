@@ -32,10 +32,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
+from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
+from arena.ladder.rating import IncrementalElo
+from arena.ladder.regression import VersionTest
 from arena.ladder.service import end_test, ladder_time_control
-from arena.ladder.stand_in import IncrementalElo, LadderBot, LadderView, VersionTest, next_pairings
 from arena.play.results import PlannedGame, PlayedGame
-from arena.ratings.pairs import game_score
+from arena.ratings.pairs import PAIR_CATEGORIES, Pentanomial, game_score
 from arena.store.bots import spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import read_driver_state, store_games, write_driver_state
@@ -69,8 +71,12 @@ from engines.seeding import derive_seed
 TABLES_PER_BATCH = 8
 TEST_SHARE = 0.5
 """Of a batch's tables, at most this share goes to the running regression tests."""
-PLACEMENT_GAMES = 30
-"""A bot with fewer rated ladder games is still being placed."""
+PLACEMENT_GAMES = 20
+"""A bot with fewer rated ladder games is still being placed (matchmaking spreads its
+opponents over the ladder)."""
+OWNER_BUDGET_HOURS = 1
+"""An owner's budget counts the games of this many past hours."""
+OPERATOR = "operator"
 HISTORY_MOVE = 5.0
 """A bot's rating history gets a row when a refit moves its rating or an end of its
 interval by this much (Elo), or after :data:`HISTORY_GAMES` more games."""
@@ -267,28 +273,34 @@ class LadderPlayer:
         for bot_id, bot in playing.items():
             assert bot_id is not None
             rating = ratings.get(bot_id)
-            games = 0 if rating is None else rating.games
             bots.append(
                 LadderBot(
                     id=bot_id,
-                    owner=bot.owner_id,
-                    rating=0.0 if rating is None else rating.rating,
-                    lower=-1000.0 if rating is None else rating.lower,
-                    upper=1000.0 if rating is None else rating.upper,
-                    games=games,
-                    placement_done=games >= PLACEMENT_GAMES,
+                    owner=_owner(bot.owner_id),
+                    rating=None if rating is None else rating.rating,
+                    lower=None if rating is None else rating.lower,
+                    upper=None if rating is None else rating.upper,
+                    games=0 if rating is None else rating.games,
+                    created=bot_id,
                 )
             )
-        owners = sorted({b.owner for b in bots if b.owner is not None})
-        used: dict[int | None, int] = {}
+        owners = sorted({bot.owner_id for bot in playing.values() if bot.owner_id is not None})
+        used: dict[str, int] = {}
         if ladder.owner_budget is not None and owners:
-            since = utcnow() - timedelta(hours=1)
+            since = utcnow() - timedelta(hours=OWNER_BUDGET_HOURS)
             for owner, games in owner_games_since(session, ladder, owners, since).items():
-                used[owner] = games
+                used[_owner(owner)] = games
         view = LadderView(
-            bots=bots, seats=ladder.seats, owner_games=used, owner_budget=ladder.owner_budget
+            bots=tuple(bots),
+            owner_games=used,
+            owner_budget=ladder.owner_budget,
+            ladder_games=ladder.next_index,
+            ladder_budget=ladder.game_budget,
+            placement_games=PLACEMENT_GAMES,
+            games_per_pairing=ladder.seats,
         )
-        return [_Table(tuple(t)) for t in next_pairings(view, count, self.rng)]
+        pairings = next_pairings(view, count, self.rng, seats=ladder.seats)
+        return [_Table(tuple(t)) for t in pairings]
 
     def _store(self, ladder: Ladder, tables: list[_Table], played: Sequence[PlayedGame]) -> None:
         assert ladder.id is not None
@@ -318,19 +330,21 @@ class LadderPlayer:
             if ladder.rating_state is None
             else IncrementalElo.from_bytes(ladder.rating_state)
         )
-        elo.add_games(
-            (g.seats[i], g.seats[j], game_score(g.ranking[i], g.ranking[j]))
-            for g in rated
-            for i in range(len(g.seats))
-            for j in range(i + 1, len(g.seats))
-        )
+        triples, rotations = [], []
+        for g in rated:
+            for i in range(len(g.seats)):
+                for j in range(i + 1, len(g.seats)):
+                    triples.append((g.seats[i], g.seats[j], game_score(g.ranking[i], g.ranking[j])))
+                    rotations.append(g.seed)  # a table's rotation is the games of its deal
+        elo.add_games(triples, rotations)
         ladder.rating_state = elo.to_bytes()
         ladder.rated_games += len(rated)
         session.add(ladder)
         fitted = elo.refit()
         before = latest_ratings(session, ladder.id)
         moved = []
-        for bot, (rating, lower, upper, games) in fitted.items():
+        for bot, fit in fitted.items():
+            rating, lower, upper, games = fit.elo, fit.lower, fit.upper, fit.games
             last = before.get(bot)
             if (
                 last is None
@@ -381,45 +395,42 @@ class LadderPlayer:
             test = session.get(RegressionTest, table.test.id)
             if test is None or test.status != RegressionStatus.RUNNING:
                 continue
-            sprt = VersionTest(test.elo0, test.elo1, test.alpha, test.beta)
-            _replay_counts(sprt, test.counts)
-            counts = list(test.counts)
+            sprt = VersionTest(
+                test.elo0,
+                test.elo1,
+                test.alpha,
+                test.beta,
+                Pentanomial(**dict(zip(PAIR_CATEGORIES, test.counts, strict=True))),
+            )
             games = [by_index.get(planned.index) for planned in table.games]
-            for first, second in zip(games[0::2], games[1::2], strict=False):
-                if first is None or second is None:
-                    continue
-                scores = [_score(g, test.candidate_id, test.baseline_id) for g in (first, second)]
-                sprt.add_pair(*scores)
-                counts[_CATEGORY_INDEX[_category(*scores)]] += 1
-                test.games += 2
-            test.counts = counts
+            pairs = [
+                (
+                    _score(first, test.candidate_id, test.baseline_id),
+                    _score(second, test.candidate_id, test.baseline_id),
+                )
+                for first, second in zip(games[0::2], games[1::2], strict=False)
+                if first is not None and second is not None
+            ]
+            counted = sprt.add_pairs(pairs)
+            test.games += 2 * counted
+            test.counts = [getattr(sprt.pentanomial, name) for name in PAIR_CATEGORIES]
             test.llr = sprt.llr
-            if sprt.status in ("H0", "H1"):
+            if sprt.status != "running":
                 test.status = (
                     RegressionStatus.ACCEPTED_H1
                     if sprt.status == "H1"
                     else RegressionStatus.ACCEPTED_H0
                 )
                 test.finished = utcnow()
-                test.message = f"LLR {sprt.llr:.2f} reached {sprt.bounds}"
+                bound = sprt.upper if sprt.status == "H1" else sprt.lower
+                test.message = f"LLR {sprt.llr:.2f} crossed {bound:.2f}"
             session.add(test)
 
 
-_PAIR_SCORES = ((0.0, 0.0), (0.0, 0.5), (1.0, 0.0), (0.5, 0.5), (1.0, 0.5), (1.0, 1.0))
-"""A pair of scores of each stored category: LL, LD, WL, DD, WD, WW."""
-_CATEGORY_INDEX = {"ll": 0, "ld": 1, "wl": 2, "dd": 3, "wd": 4, "ww": 5}
-
-
-def _category(first: float, second: float) -> str:
-    from arena.ratings.pairs import pair_category
-
-    return pair_category(first, second)
-
-
-def _replay_counts(test: VersionTest, counts: Sequence[int]) -> None:
-    for scores, count in zip(_PAIR_SCORES, counts, strict=True):
-        for _ in range(count):
-            test.add_pair(*scores)
+def _owner(owner_id: int | None) -> str:
+    """Matchmaking's owner of a bot: its account, or the operator's share for the bots
+    registered on the command line (the built-ins among them)."""
+    return OPERATOR if owner_id is None else f"account {owner_id}"
 
 
 def _score(game: PlayedGame, candidate: int, baseline: int) -> float:
