@@ -32,6 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
+from arena.ladder.errors import LadderError
 from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
 from arena.ladder.rating import IncrementalElo
 from arena.ladder.regression import VersionTest
@@ -62,7 +63,7 @@ from arena.store.models import (
     TournamentStatus,
     utcnow,
 )
-from arena.store.tally import Standing, standing
+from arena.store.tally import IndexedGame, Standing, games_page, standing
 from arena.tournament.execution import ChunkResult, Executor, TournamentContext, make_executor
 from arena.tournament.health import BotHealth
 from arena.tournament.scheduling import rotations, seating_orders
@@ -77,6 +78,7 @@ opponents over the ladder)."""
 OWNER_BUDGET_HOURS = 1
 """An owner's budget counts the games of this many past hours."""
 OPERATOR = "operator"
+REBUILD_PAGE = 10_000
 HISTORY_MOVE = 5.0
 """A bot's rating history gets a row when a refit moves its rating or an end of its
 interval by this much (Elo), or after :data:`HISTORY_GAMES` more games."""
@@ -323,22 +325,23 @@ class LadderPlayer:
             self._score_tests(session, tables, rated)
 
     def _rate(self, session: Session, ladder: Ladder, rated: Sequence[PlayedGame]) -> None:
-        """Add the games to the rating state and write the history rows a refit moved."""
+        """Add the games to the rating state and write the history rows a refit moved.
+        A state that does not load (written by another version) is rebuilt from the
+        stored games, this batch's included."""
         assert ladder.id is not None
-        elo = (
-            IncrementalElo()
-            if ladder.rating_state is None
-            else IncrementalElo.from_bytes(ladder.rating_state)
-        )
-        triples, rotations = [], []
-        for g in rated:
-            for i in range(len(g.seats)):
-                for j in range(i + 1, len(g.seats)):
-                    triples.append((g.seats[i], g.seats[j], game_score(g.ranking[i], g.ranking[j])))
-                    rotations.append(g.seed)  # a table's rotation is the games of its deal
-        elo.add_games(triples, rotations)
+        elo: IncrementalElo | None = IncrementalElo()
+        if ladder.rating_state is not None:
+            try:
+                elo = IncrementalElo.from_bytes(ladder.rating_state)
+            except LadderError as exc:
+                log.warning("ladder %s: %s; rebuilding it from the games", ladder.id, exc)
+                elo = None
+        if elo is None:  # the stored games hold this batch's already
+            elo, ladder.rated_games = _rebuilt(session, ladder)
+        else:
+            _add_rated(elo, rated)
+            ladder.rated_games += len(rated)
         ladder.rating_state = elo.to_bytes()
-        ladder.rated_games += len(rated)
         session.add(ladder)
         fitted = elo.refit()
         before = latest_ratings(session, ladder.id)
@@ -425,6 +428,34 @@ class LadderPlayer:
                 bound = sprt.upper if sprt.status == "H1" else sprt.lower
                 test.message = f"LLR {sprt.llr:.2f} crossed {bound:.2f}"
             session.add(test)
+
+
+def _add_rated(elo: IncrementalElo, games: Sequence[IndexedGame]) -> None:
+    """Every pair of seats of each game, a table's games one rotation (its deal)."""
+    triples, rotations = [], []
+    for g in games:
+        for i in range(len(g.seats)):
+            for j in range(i + 1, len(g.seats)):
+                triples.append((g.seats[i], g.seats[j], game_score(g.ranking[i], g.ranking[j])))
+                rotations.append(g.seed)
+    elo.add_games(triples, rotations)
+
+
+def _rebuilt(session: Session, ladder: Ladder) -> tuple[IncrementalElo, int]:
+    """The rating state of every rated game stored, read a page at a time, and how
+    many games it counts."""
+    elo, counted, after = IncrementalElo(), 0, -1
+    builtin = {
+        bot_id
+        for bot_id in session.exec(select(col(BotVersion.id)).where(BotVersion.kind == "builtin"))
+        if bot_id is not None
+    }
+    while page := games_page(session, ladder.tournament_id, after=after, limit=REBUILD_PAGE):
+        rated = [g for g in page if standing(g, builtin) is Standing.RATED]
+        _add_rated(elo, rated)
+        counted += len(rated)
+        after = page[-1].index
+    return elo, counted
 
 
 def _owner(owner_id: int | None) -> str:

@@ -305,3 +305,39 @@ def test_a_ladder_is_no_tournament_to_run_or_resume(tmp_path: Path) -> None:
     assert code == 2 and "tournament 1 is a ladder" in err
     code, _, err = arena(db, "tournament", "run", "--game", GAME, "--type", "ladder")
     assert code == 2 and "start it with `arena ladder start koenigsgarten`" in err
+
+
+def test_bots_show_lists_ladder_ratings_and_tests_and_plots_the_history(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    engine = open_database(db)
+    ladder_id = started(engine, "random", "first-legal")
+    for kind in ("random", "greedy"):
+        code, _, err = arena(db, "bots", "add", "mine", "-g", GAME, "--builtin", kind)
+        assert code == 0, err
+    with LadderPlayer(engine, executor="local", tables=6, seed=6) as player:
+        player.play_batch(ladder_id)
+    plot = tmp_path / "history.png"
+    code, out, err = arena(db, "bots", "show", "mine@2", "-g", GAME, "--plot", str(plot))
+    assert code == 0, err
+    assert "ladder:    koenigsgarten unlimited, 2 seats: Elo" in out
+    assert "test:      mine@2 vs mine@1 (koenigsgarten unlimited 2 seats): running, LLR" in out
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    code, _, err = arena(db, "bots", "show", "mine@2", "-g", GAME, "--plot", "/no/such/dir/p.png")
+    assert code == 2 and "cannot write plot '/no/such/dir/p.png'" in err
+
+
+def test_a_rating_state_that_does_not_load_is_rebuilt_from_the_games(engine: Engine) -> None:
+    ladder_id = started(engine, "random", "greedy", "first-legal")
+    with LadderPlayer(engine, executor="local", tables=4, seed=7) as player:
+        player.play_batch(ladder_id)
+        with session_scope(engine) as session:
+            ladder = session.get(Ladder, ladder_id)
+            assert ladder is not None
+            ladder.rating_state = b"written by another version"
+            session.add(ladder)
+        player.play_batch(ladder_id)
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None and ladder.rated_games == 16
+        lines = standings(session, ladder)
+    assert sum(line.games for line in lines) == 32
