@@ -642,3 +642,34 @@ def ladder_placement(
         )
     console.print(table)
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-board")
+def ladder_board(
+    games: Annotated[int, typer.Option(help="ladder games stored")] = 1_000_000,
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    reads: Annotated[int, typer.Option(help="standings read, timed one by one")] = 50,
+    database_file: Annotated[
+        Path | None,
+        typer.Option("--database", help="SQLite file to fill (default: a temporary one)"),
+    ] = None,
+) -> None:
+    """Issue 18: a ladder's leaderboard (`arena ladder show`, the web's table) with
+    --games ladder games stored: the median and 95th percentile of reading it."""
+    import tempfile
+
+    from arena.bench.ladder_board import leaderboard_timing
+
+    if games < 1 or bots < 2 or reads < 1:
+        raise ArenaError("--games and --reads must be at least 1 and --bots at least 2")
+    with tempfile.TemporaryDirectory() as folder:
+        path = database_file or Path(folder) / "ladder.db"
+        if path.exists():
+            raise ArenaError(f"{str(path)!r} exists: the bench fills a new database")
+        timing = leaderboard_timing(path, games=games, bots=bots, reads=reads)
+    console.print(
+        f"ladder leaderboard: {timing.games:,} games, {timing.bots} bots, "
+        f"{timing.history_rows:,} rating-history rows (filled in {timing.fill_seconds:.0f} s): "
+        f"p50 {timing.p50 * 1000:.1f} ms, p95 {timing.p95 * 1000:.1f} ms over {reads} reads",
+        highlight=False,
+    )
