@@ -205,6 +205,8 @@ class LadderPlayer:
             playing = {bot.id: bot for p, bot in members if not bot.retired and not p.suspended}
             tables = self._test_tables(session, ladder, playing)
             tables += self._matched_tables(session, ladder, playing, self.tables - len(tables))
+            if ladder.game_budget is not None:  # the tests' tables too stay in the budget
+                tables = tables[: (ladder.game_budget - ladder.next_index) // ladder.seats]
             if not tables:
                 return None
             count = sum(len(rotations(table.bots)) for table in tables)

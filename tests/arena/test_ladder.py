@@ -341,3 +341,37 @@ def test_a_rating_state_that_does_not_load_is_rebuilt_from_the_games(engine: Eng
         assert ladder is not None and ladder.rated_games == 16
         lines = standings(session, ladder)
     assert sum(line.games for line in lines) == 32
+
+
+def test_a_ladder_stops_at_its_game_budget(engine: Engine) -> None:
+    ladder_id = started(engine, "random", "greedy", game_budget=10)
+    with LadderPlayer(engine, executor="local", tables=4, seed=8) as player:
+        assert player.play_batch(ladder_id) is not None  # 8 games
+        assert player.play_batch(ladder_id) is not None  # one table more: 10
+        assert player.play_batch(ladder_id) is None
+    assert len(games_of(engine, ladder_id)) == 10
+
+
+def test_at_three_seats_a_test_table_holds_both_versions_and_counts_its_pairs(
+    engine: Engine,
+) -> None:
+    with session_scope(engine) as session:
+        for kind in ("random", "first-legal"):
+            resolve_bot(session, kind, "kardinal")
+        ladder, _ = start_ladder(
+            session, "kardinal", seats=3, time_control="unlimited", settings=LadderSettings()
+        )
+        ladder_id = ladder.id
+        assert ladder_id is not None
+        add_bot(session, name="mine", game="kardinal", source=builtin_source("random", "kardinal"))
+        v2, _ = add_bot(
+            session, name="mine", game="kardinal", source=builtin_source("greedy", "kardinal")
+        )
+    with LadderPlayer(engine, executor="local", tables=2, seed=9) as player:
+        player.play_batch(ladder_id)
+    games = games_of(engine, ladder_id)
+    assert len(games) == 6 and all(len(seats) == 3 for _, seats in games)
+    with Session(engine) as session:
+        (test,) = regression_tests(session, ladder_id=ladder_id)
+    # One test table (a rotation of three games: one pair counted), one from matchmaking.
+    assert test.candidate_id == v2.id and sum(test.counts) == 1 and test.games == 2
