@@ -658,7 +658,7 @@ def ladder_board(
     --games ladder games stored: the median and 95th percentile of reading it."""
     import tempfile
 
-    from arena.bench.ladder_board import leaderboard_timing
+    from arena.bench.ladder_live import leaderboard_timing
 
     if games < 1 or bots < 2 or reads < 1:
         raise ArenaError("--games and --reads must be at least 1 and --bots at least 2")
@@ -671,5 +671,33 @@ def ladder_board(
         f"ladder leaderboard: {timing.games:,} games, {timing.bots} bots, "
         f"{timing.history_rows:,} rating-history rows (filled in {timing.fill_seconds:.0f} s): "
         f"p50 {timing.p50 * 1000:.1f} ms, p95 {timing.p95 * 1000:.1f} ms over {reads} reads",
+        highlight=False,
+    )
+
+
+@app.command("ladder-live")
+def ladder_live(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    workers: Annotated[int, typer.Option(help="`arena ladder run` processes")] = 2,
+    warmup: Annotated[int, typer.Option(help="games stored before the new version")] = 3000,
+    target: Annotated[float, typer.Option(help="the interval's half-width, Elo")] = 50.0,
+) -> None:
+    """Issue 18: with --bots built-ins of Königsgarten on a ladder played by --workers
+    real workers, the time from registering a new version to a ±--target Elo interval
+    (its regression test against the previous version runs meanwhile)."""
+    import tempfile
+
+    from arena.bench.ladder_live import placement_time
+
+    if bots < 3 or workers < 1 or warmup < 0 or not target > 0:
+        raise ArenaError("--bots must be at least 3, --workers 1, --target above 0")
+    with tempfile.TemporaryDirectory() as folder:
+        timing = placement_time(
+            Path(folder) / "ladder.db", bots=bots, workers=workers, warmup=warmup, target=target
+        )
+    console.print(
+        f"ladder of {bots} bots, {workers} workers: mine@2 at ±{timing.half_width:.0f} Elo "
+        f"{timing.seconds:.1f} s after its registration, after {timing.own_games} of its own "
+        f"games ({timing.ladder_games} ladder games meanwhile); its test: {timing.test}",
         highlight=False,
     )

@@ -1,9 +1,11 @@
-"""Issue 18's leaderboard figure: how long reading a ladder's standings takes with a
-million ladder games stored (``arena bench ladder-board``).
+"""Issue 18's figures measured on a real ladder (database, workers), not simulated:
 
-The database is filled directly (games, seats, rating history as a ladder's workers
-would have written them), then the standings ``arena ladder show`` and the web print
-are read repeatedly; the figure is the median.
+* ``arena bench ladder-board``: how long reading a ladder's standings takes with a
+  million ladder games stored. The database is filled directly (games, seats, rating
+  history as a ladder's workers would have written them), then the standings ``arena
+  ladder show`` and the web print are read repeatedly; the figure is the median.
+* ``arena bench ladder-live``: with N bots on a ladder played by W ``arena ladder run``
+  workers, the time from a new version's registration to its ±50 Elo interval.
 """
 
 from __future__ import annotations
@@ -146,3 +148,102 @@ def leaderboard_timing(
         assert len(lines) == bots
     engine.dispose()
     return BoardTiming(games, bots, history, filled, seconds)
+
+
+@dataclass(frozen=True)
+class PlacementTiming:
+    seconds: float
+    """From the new version's registration to its interval's half-width at the target."""
+    own_games: int
+    ladder_games: int
+    """Games the ladder stored meanwhile."""
+    half_width: float
+    test: str
+    """The regression test against the previous version, as it stood then."""
+
+
+def placement_time(
+    path: Path,
+    *,
+    bots: int,
+    workers: int,
+    warmup: int,
+    target: float,
+    timeout: float = 1800.0,
+) -> PlacementTiming:
+    """Fill ``path`` with ``bots`` built-in bots of Königsgarten (``mine@1`` among them),
+    start ``workers`` ``arena ladder run`` processes, and once ``warmup`` games are
+    stored register ``mine@2``; time until its interval is ±``target`` Elo.
+
+    Raises:
+        ArenaError: the workers failed or the target was not reached in ``timeout``.
+    """
+    import signal
+    import subprocess
+    import sys
+
+    from arena.errors import ArenaError
+    from arena.store.ladders import latest_ratings, regression_tests
+
+    engine = open_database(str(path))
+    kinds = ("random", "first-legal", "greedy")
+    with session_scope(engine) as session:
+        for number in range(bots - 1):
+            kind = kinds[number % len(kinds)]
+            source = builtin_source(kind, GAME, {"seed": number})
+            add_bot(session, name=f"{kind}{number}", game=GAME, source=source)
+        add_bot(session, name="mine", game=GAME, source=builtin_source("random", GAME, {"seed": 1}))
+        ladder, _ = start_ladder(session, GAME, time_control="unlimited", settings=LadderSettings())
+        ladder_id = ladder.id
+    assert ladder_id is not None
+    command = [sys.executable, "-m", "arena", "ladder", "run", GAME, "--time-control"]
+    command += ["unlimited", "--executor", "local", "--db", str(path)]
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(workers)
+    ]
+
+    def stored() -> int:
+        with Session(engine) as session:
+            found = session.get(Ladder, ladder_id)
+            assert found is not None
+            return found.rated_games
+
+    try:
+        deadline = time.monotonic() + timeout
+        while stored() < warmup:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in processes):
+                raise ArenaError("the ladder's workers stopped or stalled before the warm-up")
+            time.sleep(0.2)
+        with session_scope(engine) as session:
+            source = builtin_source("greedy", GAME, {"seed": 2})
+            new, _ = add_bot(session, name="mine", game=GAME, source=source)
+            new_id = new.id
+        registered, before = time.monotonic(), stored()
+        while True:
+            with Session(engine) as session:
+                rating = latest_ratings(session, ladder_id).get(new_id or 0)
+                tests = regression_tests(session, ladder_id=ladder_id)
+            if rating is not None and (rating.upper - rating.lower) / 2 <= target:
+                break
+            if time.monotonic() > deadline:
+                raise ArenaError(f"mine@2 not at ±{target:g} Elo in {timeout:g} s")
+            time.sleep(0.1)
+        seconds = time.monotonic() - registered
+        test = tests[0] if tests else None
+        return PlacementTiming(
+            seconds=seconds,
+            own_games=rating.games,
+            ladder_games=stored() - before,
+            half_width=(rating.upper - rating.lower) / 2,
+            test="none"
+            if test is None
+            else f"{test.status}, LLR {test.llr:.2f} after {test.games} games",
+        )
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            process.wait(timeout=300)
+        engine.dispose()
