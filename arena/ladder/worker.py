@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import numpy as np
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -311,6 +312,12 @@ class LadderPlayer:
         with session_scope(self.engine) as session:
             locked = lock_ladder(session, ladder.id)
             store_games(session, ladder.tournament_id, played)
+            # A ladder schedules what it plays: its tournament's count follows the games.
+            session.exec(
+                sa.update(Tournament)
+                .where(col(Tournament.id) == ladder.tournament_id)
+                .values(scheduled=col(Tournament.scheduled) + len(played))
+            )
             builtin = {
                 bot_id
                 for bot_id in session.exec(

@@ -100,6 +100,8 @@ def test_a_started_ladder_holds_every_active_bot_and_plays_rotations_on_one_deal
     with Session(engine) as session:
         ladder = session.get(Ladder, ladder_id)
         assert ladder is not None and ladder.rated_games == 8 and ladder.next_index == 8
+        tournament = session.get(Tournament, ladder.tournament_id)
+        assert tournament is not None and tournament.scheduled == 8
         lines = standings(session, ladder)
     assert {line.label for line in lines} == {"random@1", "greedy@1", "first-legal@1"}
     assert sum(line.games for line in lines) == 16
