@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.ladder.errors import LadderError
+from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
 from arena.ladder.rating import IncrementalElo
 from arena.ladder.simulation import SimulatedLadder
 from arena.ratings.simulate import simulate_rotations
@@ -172,3 +173,30 @@ def placement_games(
         own.append(ladder.played[version])
     settled = ladder.elo.games - sum(games)
     return Placement(bots, owners, versions, settled, tuple(games), tuple(own), target)
+
+
+def matchmaking_seconds(
+    *, bots: int, owners: int, count: int, calls: int = 200, seed: int = 0
+) -> float:
+    """The median time of one :func:`next_pairings` call for ``count`` pairings on a
+    placed ladder of ``bots`` bots of ``owners`` owners.
+
+    Raises LadderError for fewer than 2 bots or owners outside 1..bots.
+    """
+    if bots < 2 or not 1 <= owners <= bots:
+        raise LadderError(f"need 2+ bots and 1..bots owners, got {bots!r} and {owners!r}")
+    rng = np.random.default_rng(seed)
+    elo = np.sort(rng.uniform(-400.0, 400.0, bots))
+    half = rng.uniform(20.0, 80.0, bots)
+    view = LadderView(
+        tuple(
+            LadderBot(i, f"owner{i % owners}", elo[i], elo[i] - half[i], elo[i] + half[i], 500, i)
+            for i in range(bots)
+        )
+    )
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        next_pairings(view, count, rng)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)

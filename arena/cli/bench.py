@@ -617,7 +617,7 @@ def ladder_placement(
     interval, in ladder games and in seconds at --games-per-second."""
     import os
 
-    from arena.bench.ladder import placement_games
+    from arena.bench.ladder import matchmaking_seconds, placement_games
 
     found = placement_games(
         bots=bots,
@@ -641,4 +641,10 @@ def ladder_placement(
             f"{pick(found.games) / games_per_second:.2f}",
         )
     console.print(table)
+    for count in (1, 10, 50):
+        seconds = matchmaking_seconds(bots=bots, owners=owners, count=count)
+        console.print(
+            f"next_pairings for {count} pairing(s) of {bots} bots: {1e3 * seconds:.2f} ms (median)",
+            highlight=False,
+        )
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)

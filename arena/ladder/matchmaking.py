@@ -201,26 +201,35 @@ class _Weights:
             uncertain = 2.0 * ndtr(-gap / spread)
         uncertain[np.isnan(uncertain)] = 1.0  # unrated, or two point intervals
         np.fill_diagonal(uncertain, 0.0)
-        self.uncertain = uncertain
-        self.focus_weight = self.width * (0.5 + uncertain.max(axis=1))
+        pair_weight = uncertain * (self.width[:, None] + self.width[None, :])
+        pair_weight += 1e-9 * (pair_weight.max() + 1.0)
+        pair_weight[:, ~self.placed] = 0.0
+        np.fill_diagonal(pair_weight, 0.0)
+        self.pair_weight = pair_weight
+        """Row ``i``: the weight of each opponent of a placed bot ``i``."""
+        focus_weight = self.width * (0.5 + uncertain.max(axis=1))
         self.by_rating = np.flatnonzero(self.placed)[np.argsort(rating[self.placed], kind="stable")]
-        self.members = {
-            owner: np.flatnonzero(self.owner_of == owner) for owner in set(self.owner_of)
-        }
+        self.members: dict[str, np.ndarray] = {}
+        self.placing_members: dict[str, np.ndarray] = {}
+        self.focus_cumulative: dict[str, np.ndarray] = {}
+        for owner in set(self.owner_of):
+            members = np.flatnonzero(self.owner_of == owner)
+            self.members[owner] = members
+            self.placing_members[owner] = members[~self.placed[members]]
+            weight = focus_weight[members]
+            weight = np.maximum(weight, self.floor_share * weight.mean()) + 1e-12
+            self.focus_cumulative[owner] = np.cumsum(weight)
 
     def placing(self, i: int) -> bool:
         return not self.placed[i]
 
     def choose_focus(self, owner: str, scheduled: np.ndarray, rng: np.random.Generator) -> int:
-        members = self.members[owner]
-        placing = members[~self.placed[members]]
+        placing = self.placing_members[owner]
         if placing.size:
             played = self.games[placing] + scheduled[placing] * self.games_per_pairing
             order = np.lexsort((self.created[placing], played))
             return int(placing[order[0]])
-        weight = self.focus_weight[members]
-        weight = np.maximum(weight, self.floor_share * weight.mean()) + 1e-12
-        return int(rng.choice(members, p=weight / weight.sum()))
+        return int(self.members[owner][_draw(self.focus_cumulative[owner], rng)])
 
     def choose_opponents(
         self,
@@ -255,15 +264,24 @@ class _Weights:
         # Placing bots play their placement games on their owner's turns, against
         # opponents spread over the range: not here, where a wide interval would make
         # them everyone's first choice.
-        candidates = np.flatnonzero(allowed & self.placed)
-        if candidates.size < needed:
+        weight = self.pair_weight[focus] * allowed
+        placed_left = int(np.count_nonzero(weight))
+        if placed_left < needed:
+            candidates = np.flatnonzero(weight)
             rest = np.flatnonzero(allowed & ~self.placed)
-            extra = rng.choice(rest, size=needed - candidates.size, replace=False)
+            extra = rng.choice(rest, size=needed - placed_left, replace=False)
             return [int(i) for i in (*candidates, *extra)]
-        weight = self.uncertain[focus, candidates] * (self.width[focus] + self.width[candidates])
-        weight = weight + 1e-9 * (weight.max() + 1.0)
-        picked = rng.choice(candidates, size=needed, replace=False, p=weight / weight.sum())
+        if needed == 1:
+            return [_draw(np.cumsum(weight), rng)]
+        picked = rng.choice(weight.size, size=needed, replace=False, p=weight / weight.sum())
         return [int(i) for i in picked]
+
+
+def _draw(cumulative: np.ndarray, rng: np.random.Generator) -> int:
+    """An index drawn with probability proportional to its weight, given the weights'
+    running sum (one uniform number: cheaper than ``Generator.choice`` for one draw)."""
+    index = np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")
+    return min(int(index), cumulative.size - 1)
 
 
 def _spread_quantile(k: int) -> float:
