@@ -10,6 +10,8 @@ import pytest
 from arena.ladder import VersionTest
 from arena.ladder.simulation import SimulatedLadder, version_test_pairs
 
+pytestmark = pytest.mark.slow  # simulations of thousands of games, seconds each
+
 
 def test_a_simulated_ladder_converges_to_the_true_order() -> None:
     rng = np.random.default_rng(11)
