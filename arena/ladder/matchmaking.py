@@ -207,29 +207,34 @@ class _Weights:
         np.fill_diagonal(pair_weight, 0.0)
         self.pair_weight = pair_weight
         """Row ``i``: the weight of each opponent of a placed bot ``i``."""
-        focus_weight = self.width * (0.5 + uncertain.max(axis=1))
+        self.focus_weight = self.width * (0.5 + uncertain.max(axis=1))
         self.by_rating = np.flatnonzero(self.placed)[np.argsort(rating[self.placed], kind="stable")]
-        self.members: dict[str, np.ndarray] = {}
-        self.placing_members: dict[str, np.ndarray] = {}
-        self.focus_cumulative: dict[str, np.ndarray] = {}
-        for owner in set(self.owner_of):
-            members = np.flatnonzero(self.owner_of == owner)
-            self.members[owner] = members
-            self.placing_members[owner] = members[~self.placed[members]]
-            weight = focus_weight[members]
+        grouped: dict[str, list[int]] = {}
+        for i, bot in enumerate(bots):
+            grouped.setdefault(bot.owner, []).append(i)
+        self.members = {owner: np.array(members) for owner, members in grouped.items()}
+        self._focus_cumulative: dict[str, np.ndarray] = {}
+
+    def focus_cumulative(self, owner: str) -> np.ndarray:
+        """The running sum of the focus weights of ``owner``'s bots (computed once)."""
+        cumulative = self._focus_cumulative.get(owner)
+        if cumulative is None:
+            weight = self.focus_weight[self.members[owner]]
             weight = np.maximum(weight, self.floor_share * weight.mean()) + 1e-12
-            self.focus_cumulative[owner] = np.cumsum(weight)
+            cumulative = self._focus_cumulative[owner] = np.cumsum(weight)
+        return cumulative
 
     def placing(self, i: int) -> bool:
         return not self.placed[i]
 
     def choose_focus(self, owner: str, scheduled: np.ndarray, rng: np.random.Generator) -> int:
-        placing = self.placing_members[owner]
+        members = self.members[owner]
+        placing = members[~self.placed[members]]
         if placing.size:
             played = self.games[placing] + scheduled[placing] * self.games_per_pairing
             order = np.lexsort((self.created[placing], played))
             return int(placing[order[0]])
-        return int(self.members[owner][_draw(self.focus_cumulative[owner], rng)])
+        return int(members[_draw(self.focus_cumulative(owner), rng)])
 
     def choose_opponents(
         self,
