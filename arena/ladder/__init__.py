@@ -9,6 +9,12 @@
 * :mod:`~arena.ladder.simulation`: ladders and version tests on simulated games, for
   the tests and ``arena bench ladder-*``.
 
+and the service that runs them on the store (these import the database layer and the
+executors; the modules above only plain data):
+
+* :mod:`~arena.ladder.service`: start, stop and read ladders; stop regression tests.
+* :mod:`~arena.ladder.worker`: play a batch of a ladder and store it with the ratings.
+
 ``docs/ladder.md`` describes the ladder as a whole.
 """
 
