@@ -305,7 +305,7 @@ def create_app(
     Raises:
         StorageError: the database cannot be opened.
     """
-    from arena.web import api, pages
+    from arena.web import api, ladders, pages
 
     engine = database if isinstance(database, Engine) else open_database(database)
     settings = settings or WebSettings()
@@ -345,5 +345,6 @@ def create_app(
     app.add_middleware(BodyLimit, limit=settings.body_bytes)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
+    app.include_router(ladders.router)
     app.include_router(pages.router)
     return app
