@@ -73,6 +73,13 @@ def game_page(
     )
 
 
+@router.get("/games/{game}/ladders", response_class=HTMLResponse)
+def game_ladders_fragment(ctx: Context, request: Request, game: str) -> Response:
+    """The ladders fragment a game's page reloads while a ladder runs."""
+    kind = queries.game_kind(ctx.engine, game)
+    return _page(ctx, request, "ladders.html", ladders=game_ladders(ctx.engine, kind.name))
+
+
 @router.get("/tournaments", response_class=HTMLResponse)
 def tournaments_page(
     ctx: Context,

@@ -61,6 +61,12 @@ def test_the_game_page_and_api_show_the_ladder_and_its_running_tests(web: Web) -
     assert page.status_code == 200
     assert f'id="ladder-{ladder_id}"' in page.text and "<h2>Ladders</h2>" in page.text
     assert 'href="/bots/mine%402"' in page.text and f'id="ladder-{ladder_id}-tests"' in page.text
+    # A running ladder: the page reloads the section (a fragment) as workers store games.
+    assert 'id="ladders-area" data-game="koenigsgarten" data-live="true"' in page.text
+    assert '<script src="/static/ladder.js"></script>' in page.text
+    fragment = web.client.get(f"/games/{GAME}/ladders")
+    assert fragment.status_code == 200 and f'id="ladder-{ladder_id}"' in fragment.text
+    assert "<html" not in fragment.text
 
 
 def test_the_bot_page_and_api_show_its_history_plot_and_tests(web: Web) -> None:
@@ -92,3 +98,4 @@ def test_pages_without_ladders_are_unchanged_and_unknown_names_are_404(web: Web)
     assert missing.status_code == 404 and "nobody" in missing.json()["detail"]
     assert web.client.get("/api/bots/nobody/ladder.png").status_code == 404
     assert web.client.get("/api/ladders/nogame").status_code == 404
+    assert web.client.get("/games/nogame/ladders").status_code == 404
