@@ -137,7 +137,9 @@ def next_pairings(
     if count < 0:
         raise LadderError(f"count {count!r} must not be negative")
     cost = view.games_per_pairing
-    pairings_left = min(count, view.ladder_left() // cost)
+    pairings_left = count
+    if view.ladder_budget is not None:
+        pairings_left = min(count, (view.ladder_budget - view.ladder_games) // cost)
     bots = [
         bot for bot in view.bots if bot.status == "active" and view.owner_left(bot.owner) >= cost
     ]
