@@ -5,8 +5,8 @@ rating figures of issue 18, on simulated games.
 target); a refit loop takes every game that has arrived, adds it to an
 :class:`~arena.ladder.rating.IncrementalElo`, refits, and starts again after at most
 ``interval`` seconds. The lag of a game runs from its arrival to the end of the first
-refit that includes it. The work (turning results into arrays, adding, refitting) is
-timed for real; the arrivals and the waits run on a virtual clock, so a million games
+refit that includes it. The work (loading the state, turning results into arrays,
+adding, saving the state, refitting: what a ladder worker does per batch) is timed for real; the arrivals and the waits run on a virtual clock, so a million games
 take as long as their work, not 500 s. With one process doing the work this is the
 same as waiting for real.
 
@@ -52,9 +52,19 @@ class RatingLag:
     """The largest |fitted − true| Elo after the last refit (the fit is sound)."""
 
 
-def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int = 0) -> RatingLag:
+def rating_lag(
+    *,
+    bots: int,
+    games: int,
+    rate: float,
+    interval: float,
+    round_trip: bool = True,
+    seed: int = 0,
+) -> RatingLag:
     """Feed ``games`` simulated games of ``bots`` bots at ``rate`` games/s to a refit
-    loop that cycles at most every ``interval`` seconds.
+    loop that cycles at most every ``interval`` seconds; with ``round_trip`` each cycle
+    also loads the rating state from bytes and saves it again, as a ladder worker does
+    (it keeps the state in the database).
 
     Raises LadderError for fewer than 2 bots or 2 games, or a rate or interval <= 0.
     """
@@ -74,6 +84,7 @@ def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int
     group = simulated.group[order]
     total = len(first)
     elo = IncrementalElo()
+    state = elo.to_bytes()
     clock, done = 0.0, 0
     lags: list[tuple[float, int]] = []
     cycles: list[float] = []
@@ -86,10 +97,14 @@ def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int
             continue
         started = time.perf_counter()
         batch = slice(done, arrived)
+        if round_trip:
+            elo = IncrementalElo.from_bytes(state)
         elo.add_games(
             zip(first[batch].tolist(), second[batch].tolist(), score[batch].tolist(), strict=True),
             group[batch].tolist(),
         )
+        if round_trip:
+            state = elo.to_bytes()
         ratings = elo.refit()
         work = time.perf_counter() - started
         cycles.append(work)
