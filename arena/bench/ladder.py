@@ -6,9 +6,10 @@ target); a refit loop takes every game that has arrived, adds it to an
 :class:`~arena.ladder.rating.IncrementalElo`, refits, and starts again after at most
 ``interval`` seconds. The lag of a game runs from its arrival to the end of the first
 refit that includes it. The work (loading the state, turning results into arrays,
-adding, saving the state, refitting: what a ladder worker does per batch) is timed for real; the arrivals and the waits run on a virtual clock, so a million games
-take as long as their work, not 500 s. With one process doing the work this is the
-same as waiting for real.
+adding, saving the state, refitting: what a ladder worker does per batch) is timed for
+real; the arrivals and the waits run on a virtual clock, so a million games take as
+long as their work, not 500 s. With one process doing the work this is the same as
+waiting for real.
 
 *Placement*: a simulated ladder (:class:`~arena.ladder.simulation.SimulatedLadder`)
 is played until every bot is placed; then new versions register one at a time and
