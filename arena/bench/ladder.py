@@ -5,10 +5,11 @@ rating figures of issue 18, on simulated games.
 target); a refit loop takes every game that has arrived, adds it to an
 :class:`~arena.ladder.rating.IncrementalElo`, refits, and starts again after at most
 ``interval`` seconds. The lag of a game runs from its arrival to the end of the first
-refit that includes it. The work (turning results into arrays, adding, refitting) is
-timed for real; the arrivals and the waits run on a virtual clock, so a million games
-take as long as their work, not 500 s. With one process doing the work this is the
-same as waiting for real.
+refit that includes it. The work (loading the state, turning results into arrays,
+adding, saving the state, refitting: what a ladder worker does per batch) is timed for
+real; the arrivals and the waits run on a virtual clock, so a million games take as
+long as their work, not 500 s. With one process doing the work this is the same as
+waiting for real.
 
 *Placement*: a simulated ladder (:class:`~arena.ladder.simulation.SimulatedLadder`)
 is played until every bot is placed; then new versions register one at a time and
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.ladder.errors import LadderError
+from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
 from arena.ladder.rating import IncrementalElo
 from arena.ladder.simulation import SimulatedLadder
 from arena.ratings.simulate import simulate_rotations
@@ -51,9 +53,19 @@ class RatingLag:
     """The largest |fitted − true| Elo after the last refit (the fit is sound)."""
 
 
-def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int = 0) -> RatingLag:
+def rating_lag(
+    *,
+    bots: int,
+    games: int,
+    rate: float,
+    interval: float,
+    round_trip: bool = True,
+    seed: int = 0,
+) -> RatingLag:
     """Feed ``games`` simulated games of ``bots`` bots at ``rate`` games/s to a refit
-    loop that cycles at most every ``interval`` seconds.
+    loop that cycles at most every ``interval`` seconds; with ``round_trip`` each cycle
+    also loads the rating state from bytes and saves it again, as a ladder worker does
+    (it keeps the state in the database).
 
     Raises LadderError for fewer than 2 bots or 2 games, or a rate or interval <= 0.
     """
@@ -73,6 +85,7 @@ def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int
     group = simulated.group[order]
     total = len(first)
     elo = IncrementalElo()
+    state = elo.to_bytes()
     clock, done = 0.0, 0
     lags: list[tuple[float, int]] = []
     cycles: list[float] = []
@@ -85,10 +98,14 @@ def rating_lag(*, bots: int, games: int, rate: float, interval: float, seed: int
             continue
         started = time.perf_counter()
         batch = slice(done, arrived)
+        if round_trip:
+            elo = IncrementalElo.from_bytes(state)
         elo.add_games(
             zip(first[batch].tolist(), second[batch].tolist(), score[batch].tolist(), strict=True),
             group[batch].tolist(),
         )
+        if round_trip:
+            state = elo.to_bytes()
         ratings = elo.refit()
         work = time.perf_counter() - started
         cycles.append(work)
@@ -172,3 +189,30 @@ def placement_games(
         own.append(ladder.played[version])
     settled = ladder.elo.games - sum(games)
     return Placement(bots, owners, versions, settled, tuple(games), tuple(own), target)
+
+
+def matchmaking_seconds(
+    *, bots: int, owners: int, count: int, calls: int = 200, seed: int = 0
+) -> float:
+    """The median time of one :func:`next_pairings` call for ``count`` pairings on a
+    placed ladder of ``bots`` bots of ``owners`` owners.
+
+    Raises LadderError for fewer than 2 bots or owners outside 1..bots.
+    """
+    if bots < 2 or not 1 <= owners <= bots:
+        raise LadderError(f"need 2+ bots and 1..bots owners, got {bots!r} and {owners!r}")
+    rng = np.random.default_rng(seed)
+    elo = np.sort(rng.uniform(-400.0, 400.0, bots))
+    half = rng.uniform(20.0, 80.0, bots)
+    view = LadderView(
+        tuple(
+            LadderBot(i, f"owner{i % owners}", elo[i], elo[i] - half[i], elo[i] + half[i], 500, i)
+            for i in range(bots)
+        )
+    )
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        next_pairings(view, count, rng)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)

@@ -573,6 +573,10 @@ def ladder_rating(
     games: Annotated[int, typer.Option(help="simulated games fed in")] = 1_000_000,
     rate: Annotated[float, typer.Option(help="games arriving per second")] = 2_000.0,
     interval: Annotated[float, typer.Option(help="refit at most every S seconds")] = 0.25,
+    round_trip: Annotated[
+        bool,
+        typer.Option(help="load and save the rating state every cycle, as a ladder worker does"),
+    ] = True,
     seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
 ) -> None:
     """Issue 18: does the ladder's incremental Elo keep up? The lag from a game's
@@ -582,8 +586,11 @@ def ladder_rating(
 
     from arena.bench.ladder import rating_lag
 
-    lag = rating_lag(bots=bots, games=games, rate=rate, interval=interval, seed=seed)
-    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s")
+    lag = rating_lag(
+        bots=bots, games=games, rate=rate, interval=interval, round_trip=round_trip, seed=seed
+    )
+    saved = ", state loaded and saved every cycle" if round_trip else ""
+    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s{saved}")
     columns = ("interval s", "refits", "max lag s", "mean lag s", "cycle p50 ms")
     for column in (*columns, "cycle max ms", "busy", "max |err| Elo"):
         table.add_column(column, justify="right")
@@ -617,7 +624,7 @@ def ladder_placement(
     interval, in ladder games and in seconds at --games-per-second."""
     import os
 
-    from arena.bench.ladder import placement_games
+    from arena.bench.ladder import matchmaking_seconds, placement_games
 
     found = placement_games(
         bots=bots,
@@ -641,6 +648,12 @@ def ladder_placement(
             f"{pick(found.games) / games_per_second:.2f}",
         )
     console.print(table)
+    for count in (1, 10, 50):
+        seconds = matchmaking_seconds(bots=bots, owners=owners, count=count)
+        console.print(
+            f"next_pairings for {count} pairing(s) of {bots} bots: {1e3 * seconds:.2f} ms (median)",
+            highlight=False,
+        )
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
 
 

@@ -137,7 +137,9 @@ def next_pairings(
     if count < 0:
         raise LadderError(f"count {count!r} must not be negative")
     cost = view.games_per_pairing
-    pairings_left = min(count, view.ladder_left() // cost)
+    pairings_left = count
+    if view.ladder_budget is not None:
+        pairings_left = min(count, (view.ladder_budget - view.ladder_games) // cost)
     bots = [
         bot for bot in view.bots if bot.status == "active" and view.owner_left(bot.owner) >= cost
     ]
@@ -201,12 +203,28 @@ class _Weights:
             uncertain = 2.0 * ndtr(-gap / spread)
         uncertain[np.isnan(uncertain)] = 1.0  # unrated, or two point intervals
         np.fill_diagonal(uncertain, 0.0)
-        self.uncertain = uncertain
+        pair_weight = uncertain * (self.width[:, None] + self.width[None, :])
+        pair_weight += 1e-9 * (pair_weight.max() + 1.0)
+        pair_weight[:, ~self.placed] = 0.0
+        np.fill_diagonal(pair_weight, 0.0)
+        self.pair_weight = pair_weight
+        """Row ``i``: the weight of each opponent of a placed bot ``i``."""
         self.focus_weight = self.width * (0.5 + uncertain.max(axis=1))
         self.by_rating = np.flatnonzero(self.placed)[np.argsort(rating[self.placed], kind="stable")]
-        self.members = {
-            owner: np.flatnonzero(self.owner_of == owner) for owner in set(self.owner_of)
-        }
+        grouped: dict[str, list[int]] = {}
+        for i, bot in enumerate(bots):
+            grouped.setdefault(bot.owner, []).append(i)
+        self.members = {owner: np.array(members) for owner, members in grouped.items()}
+        self._focus_cumulative: dict[str, np.ndarray] = {}
+
+    def focus_cumulative(self, owner: str) -> np.ndarray:
+        """The running sum of the focus weights of ``owner``'s bots (computed once)."""
+        cumulative = self._focus_cumulative.get(owner)
+        if cumulative is None:
+            weight = self.focus_weight[self.members[owner]]
+            weight = np.maximum(weight, self.floor_share * weight.mean()) + 1e-12
+            cumulative = self._focus_cumulative[owner] = np.cumsum(weight)
+        return cumulative
 
     def placing(self, i: int) -> bool:
         return not self.placed[i]
@@ -218,9 +236,7 @@ class _Weights:
             played = self.games[placing] + scheduled[placing] * self.games_per_pairing
             order = np.lexsort((self.created[placing], played))
             return int(placing[order[0]])
-        weight = self.focus_weight[members]
-        weight = np.maximum(weight, self.floor_share * weight.mean()) + 1e-12
-        return int(rng.choice(members, p=weight / weight.sum()))
+        return int(members[_draw(self.focus_cumulative(owner), rng)])
 
     def choose_opponents(
         self,
@@ -255,15 +271,24 @@ class _Weights:
         # Placing bots play their placement games on their owner's turns, against
         # opponents spread over the range: not here, where a wide interval would make
         # them everyone's first choice.
-        candidates = np.flatnonzero(allowed & self.placed)
-        if candidates.size < needed:
+        weight = self.pair_weight[focus] * allowed
+        placed_left = int(np.count_nonzero(weight))
+        if placed_left < needed:
+            candidates = np.flatnonzero(weight)
             rest = np.flatnonzero(allowed & ~self.placed)
-            extra = rng.choice(rest, size=needed - candidates.size, replace=False)
+            extra = rng.choice(rest, size=needed - placed_left, replace=False)
             return [int(i) for i in (*candidates, *extra)]
-        weight = self.uncertain[focus, candidates] * (self.width[focus] + self.width[candidates])
-        weight = weight + 1e-9 * (weight.max() + 1.0)
-        picked = rng.choice(candidates, size=needed, replace=False, p=weight / weight.sum())
+        if needed == 1:
+            return [_draw(np.cumsum(weight), rng)]
+        picked = rng.choice(weight.size, size=needed, replace=False, p=weight / weight.sum())
         return [int(i) for i in picked]
+
+
+def _draw(cumulative: np.ndarray, rng: np.random.Generator) -> int:
+    """An index drawn with probability proportional to its weight, given the weights'
+    running sum (one uniform number: cheaper than ``Generator.choice`` for one draw)."""
+    index = np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")
+    return min(int(index), cumulative.size - 1)
 
 
 def _spread_quantile(k: int) -> float:

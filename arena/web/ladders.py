@@ -1,66 +1,62 @@
-"""The ladders on the web: their tables, a bot's rating history and regression tests
-(read by anyone), and stopping a test (its bot's owner, with a token).
+"""The continuous ladder on the web (issue 18), read-only.
 
-Starting and stopping a ladder is the operator's, on the command line
-(``arena ladder start``); there is no web form for it yet.
+A game's ladders (standings with 95% intervals, bot status, running version tests) are
+on ``/games/GAME`` and ``GET /api/ladders/GAME``; a bot's ladder ratings over time and
+its version tests on ``/bots/NAME``, ``GET /api/bots/NAME/ladder`` and the plot
+``GET /api/bots/NAME/ladder.png``. Starting and stopping a ladder stays on the command
+line (``arena ladder start|stop``); an owner stops a test with ``arena ladder stop-test``
+or, with a token, ``POST /api/bots/NAME@V/regression-tests/stop``.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
-from fastapi.responses import Response
+from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from arena.ladder.plot import history_png
-from arena.ladder.service import (
-    describe_tests,
-    ladder_status,
-    select_ladder,
-    standings,
-    stop_regression_tests,
-)
-from arena.store.bots import find_bot
-from arena.store.db import session_scope
+from arena.errors import NotFoundError
+from arena.ladder.service import TestLine, describe_tests, standings, stored_games
+from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
-from arena.store.models import Ladder
-from arena.web.api import ERRORS, PNG, WRITE_ERRORS, Context, Owner, _check_owner
-from arena.web.app import plain_url
+from arena.store.models import BotVersion, Ladder
+from arena.web import schemas
+from arena.web.api import WRITE_ERRORS, Owner, check_owner
+from arena.web.app import WebContext, context, plain_url
+from engines.registry import get_game
 
 router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)], tags=["ladders"])
+Context = Annotated[WebContext, Depends(context)]
+ERRORS: dict[int | str, dict[str, object]] = {
+    status: {"model": schemas.ErrorMessage} for status in (404, 422)
+}
 
 
-class LadderInfo(BaseModel):
-    game: str
-    seats: int
-    time_class: str
-    time_control: str | None
-    status: str
-    rated_games: int
-    tournament_id: int
+class LadderStanding(BaseModel):
+    """One bot of a ladder: its latest rating (None before its first) and status."""
 
-
-class LadderLine(BaseModel):
-    bot: str
-    elo: float | None
+    bot_id: int
+    label: str
+    rating: float | None
     lower: float | None
     upper: float | None
     games: int
     status: str
-    """active | retired | suspended: REASON"""
+    """active | retired | suspended: REASON."""
 
 
-class RegressionTestView(BaseModel):
+class VersionTest(BaseModel):
+    """A version regression test: the candidate's SPRT against its predecessor."""
+
     id: int
     ladder: str
     candidate: str
     baseline: str
     status: str
-    """running | accepted-H0 | accepted-H1 | stopped"""
+    """running | accepted-H0 | accepted-H1 | stopped."""
     llr: float
     lower_bound: float
     upper_bound: float
@@ -70,166 +66,194 @@ class RegressionTestView(BaseModel):
     message: str | None
 
 
-class LadderTable(LadderInfo):
-    standings: list[LadderLine]
-    tests: list[RegressionTestView]
+class GameLadder(BaseModel):
+    """A ladder of one game, seat count and time-control class."""
+
+    id: int
+    tournament_id: int
+    game: str
+    seats: int
+    time_class: str
+    status: str
+    """running | stopped."""
+    games: int
+    standings: list[LadderStanding]
+    tests: list[VersionTest]
+    """Its running tests."""
 
 
 class RatingPoint(BaseModel):
     at: datetime
-    elo: float
+    rating: float
     lower: float
     upper: float
     games: int
 
 
-class BotHistory(BaseModel):
-    ladder: LadderInfo
-    history: list[RatingPoint]
+class RatingHistory(BaseModel):
+    """One bot version's ratings on one ladder, oldest first."""
+
+    bot: str
+    ladder_id: int
+    ladder: str
+    points: list[RatingPoint]
 
 
 class BotLadders(BaseModel):
-    bot: str
-    ladders: list[BotHistory]
-    tests: list[RegressionTestView]
+    """Every version of a bot on the ladders: rating histories and version tests."""
+
+    name: str
+    histories: list[RatingHistory]
+    tests: list[VersionTest]
 
 
-def _info(session: Session, ladder: Ladder) -> LadderInfo:
-    return LadderInfo(
-        game=ladder.game,
-        seats=ladder.seats,
-        time_class=ladder.time_class,
-        time_control=ladder.time_control,
-        status=ladder_status(session, ladder),
-        rated_games=ladder.rated_games,
-        tournament_id=ladder.tournament_id,
+def ladder_name(ladder: Ladder) -> str:
+    return f"{ladder.game} {ladder.time_class}, {ladder.seats} seats"
+
+
+def _test(line: TestLine) -> VersionTest:
+    return VersionTest(
+        id=line.id,
+        ladder=line.ladder,
+        candidate=line.candidate,
+        baseline=line.baseline,
+        status=line.status,
+        llr=line.llr,
+        lower_bound=line.lower_bound,
+        upper_bound=line.upper_bound,
+        games=line.games,
+        pentanomial=list(line.counts),
+        message=line.message,
     )
 
 
-def _tests(session: Session, **where: Any) -> list[RegressionTestView]:
-    return [
-        RegressionTestView(
-            id=t.id,
-            ladder=t.ladder,
-            candidate=t.candidate,
-            baseline=t.baseline,
-            status=t.status,
-            llr=t.llr,
-            lower_bound=t.lower_bound,
-            upper_bound=t.upper_bound,
-            games=t.games,
-            pentanomial=list(t.counts),
-            message=t.message,
-        )
-        for t in describe_tests(session, regression_tests(session, **where))
-    ]
+def game_ladders(engine: Engine, game: str) -> list[GameLadder]:
+    """The ladders of ``game`` (running ones first).
 
-
-def ladder_tables(engine: Engine, game: str | None = None) -> list[LadderTable]:
-    """Every ladder (of ``game``) with its standings and tests: the pages' tables."""
-    with Session(engine) as session:
-        tables = []
-        for ladder, _ in all_ladders(session):
-            if game is not None and ladder.game != game:
-                continue
-            tables.append(_table(session, ladder))
-        return tables
-
-
-def _table(session: Session, ladder: Ladder) -> LadderTable:
-    lines = [
-        LadderLine(
-            bot=line.label,
-            elo=line.rating,
-            lower=line.lower,
-            upper=line.upper,
-            games=line.games,
-            status=line.status,
-        )
-        for line in standings(session, ladder)
-    ]
-    return LadderTable(
-        **_info(session, ladder).model_dump(),
-        standings=lines,
-        tests=_tests(session, ladder_id=ladder.id),
-    )
-
-
-def bot_ladders(engine: Engine, reference: str, game: str | None = None) -> BotLadders:
-    """A bot version's rating history on every ladder and its regression tests.
-
-    Raises:
-        NotFoundError: no such bot.
+    Raises UnknownGameError for a game that does not exist.
     """
+    name = get_game(game).name
+    found = []
     with Session(engine) as session:
-        bot = find_bot(session, reference, game=game)
-        assert bot.id is not None
-        histories = [
-            BotHistory(
-                ladder=_info(session, ladder),
-                history=[
+        for ladder, tournament in all_ladders(session):
+            if ladder.game != name:
+                continue
+            assert ladder.id is not None
+            running = regression_tests(session, ladder_id=ladder.id, running=True)
+            found.append(
+                GameLadder(
+                    id=ladder.id,
+                    tournament_id=ladder.tournament_id,
+                    game=ladder.game,
+                    seats=ladder.seats,
+                    time_class=ladder.time_class,
+                    status=str(tournament.status),
+                    games=stored_games(session, ladder),
+                    standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
+                    tests=[_test(line) for line in describe_tests(session, running)],
+                )
+            )
+    return sorted(found, key=lambda ladder: (ladder.status != "running", ladder.id))
+
+
+def bot_ladders(engine: Engine, reference: str) -> BotLadders:
+    """The ladder histories and version tests of every version of the bot ``reference``
+    names (``NAME`` or ``NAME@V``).
+
+    Raises NotFoundError for an unknown bot, BotRegistryError for a malformed reference.
+    """
+    name, _ = parse_reference(reference)
+    with Session(engine) as session:
+        versions = session.exec(
+            select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
+        ).all()
+        if not versions:
+            raise NotFoundError(f"no bot {reference!r}")
+        histories = []
+        tests = {}
+        for bot in versions:
+            assert bot.id is not None
+            for ladder, rows in rating_history(session, bot.id):
+                assert ladder.id is not None
+                points = [
                     RatingPoint(
-                        at=row.at, elo=row.rating, lower=row.lower, upper=row.upper, games=row.games
+                        at=row.at,
+                        rating=row.rating,
+                        lower=row.lower,
+                        upper=row.upper,
+                        games=row.games,
                     )
                     for row in rows
-                ],
-            )
-            for ladder, rows in rating_history(session, bot.id)
-        ]
-        return BotLadders(bot=bot.label, ladders=histories, tests=_tests(session, bot_id=bot.id))
+                ]
+                histories.append(
+                    RatingHistory(
+                        bot=bot.label,
+                        ladder_id=ladder.id,
+                        ladder=ladder_name(ladder),
+                        points=points,
+                    )
+                )
+            for test in regression_tests(session, bot_id=bot.id):
+                tests[test.id] = test
+        lines = describe_tests(session, sorted(tests.values(), key=lambda t: -(t.id or 0)))
+    return BotLadders(name=name, histories=histories, tests=[_test(line) for line in lines])
 
 
-@router.get("/ladders", response_model=list[LadderInfo])
-def list_ladders(ctx: Context) -> list[LadderInfo]:
-    """Every ladder: game, seats, time-control class, status and rated games."""
-    with Session(ctx.engine) as session:
-        return [_info(session, ladder) for ladder, _ in all_ladders(session)]
-
-
-@router.get("/ladders/{game}", response_model=LadderTable, responses=ERRORS)
-def show_ladder(
-    ctx: Context,
-    game: str,
-    seats: Annotated[int | None, Query(ge=1, le=16)] = None,
-    time_control: Annotated[str | None, Query(max_length=40)] = None,
-) -> LadderTable:
-    """A ladder's standings (maximum-likelihood Elo with 95% intervals, games, status)
-    and its regression tests with their live LLR."""
-    with Session(ctx.engine) as session:
-        return _table(session, select_ladder(session, game, seats, time_control))
+@router.get("/ladders/{game}", response_model=list[GameLadder], responses=ERRORS)
+def ladders_of_game(ctx: Context, game: str) -> list[GameLadder]:
+    """The game's ladders: standings with 95% intervals, bot status, running version
+    tests (``arena ladder show``)."""
+    return game_ladders(ctx.engine, game)
 
 
 @router.get("/bots/{reference}/ladder", response_model=BotLadders, responses=ERRORS)
-def show_bot_ladders(
-    ctx: Context, reference: str, game: Annotated[str | None, Query(max_length=40)] = None
-) -> BotLadders:
-    """A bot version's ladder rating history and its regression tests."""
-    return bot_ladders(ctx.engine, reference, game)
+def ladders_of_bot(ctx: Context, reference: str) -> BotLadders:
+    """The bot's ladder rating histories and version tests, all versions
+    (``arena bots show``)."""
+    return bot_ladders(ctx.engine, reference)
 
 
-@router.get("/bots/{reference}/ladder.png", response_class=Response, responses={**PNG, **ERRORS})
-def bot_ladder_plot(
-    ctx: Context, reference: str, game: Annotated[str | None, Query(max_length=40)] = None
-) -> Response:
-    """The bot version's ladder rating history as a picture."""
+@router.get(
+    "/bots/{reference}/ladder.png",
+    responses={**ERRORS, 200: {"content": {"image/png": {}}, "description": "the history"}},
+    response_class=Response,
+)
+def ladder_plot(ctx: Context, reference: str) -> Response:
+    """The bot's ladder ratings over time with their 95% band (``arena bots show --plot``)."""
+    from arena.ladder.plot import history_png
+
+    name, _ = parse_reference(reference)
     with Session(ctx.engine) as session:
-        bot = find_bot(session, reference, game=game)
-        assert bot.id is not None
-        histories = rating_history(session, bot.id)
-        label = bot.label
-    return Response(history_png(label, histories), media_type="image/png")
+        versions = session.exec(select(BotVersion).where(BotVersion.name == name)).all()
+        if not versions:
+            raise NotFoundError(f"no bot {reference!r}")
+        histories = [
+            (ladder, rows)
+            for bot in versions
+            if bot.id is not None
+            for ladder, rows in rating_history(session, bot.id)
+        ]
+    return Response(
+        history_png(name, histories), media_type="image/png", headers={"Cache-Control": "no-cache"}
+    )
 
 
 @router.post(
     "/bots/{reference}/regression-tests/stop",
-    response_model=list[RegressionTestView],
+    response_model=list[VersionTest],
     responses=WRITE_ERRORS,
 )
-def stop_tests(ctx: Context, account: Owner, reference: str) -> list[RegressionTestView]:
-    """Stop the running regression tests of one of the token's bot versions."""
+def stop_tests(ctx: Context, account: Owner, reference: str) -> list[VersionTest]:
+    """Stop the running regression tests of one of the token's bot versions
+    (``NAME@V``); returns its tests."""
+    from arena.ladder.service import stop_regression_tests
+    from arena.store.bots import find_bot
+    from arena.store.db import session_scope
+
     with session_scope(ctx.engine) as session:
         bot = find_bot(session, reference)
-        _check_owner(bot, account)
+        check_owner(bot, account)
         stop_regression_tests(session, bot, why=f"stopped by its owner {account.name}")
         assert bot.id is not None
-        return _tests(session, bot_id=bot.id)
+        lines = describe_tests(session, regression_tests(session, bot_id=bot.id))
+        return [_test(line) for line in lines]

@@ -6,6 +6,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.ladder import LadderBot, LadderError, LadderView, next_pairings
 
@@ -135,3 +137,55 @@ def test_bad_arguments_raise_ladder_error() -> None:
         LadderView((*ladder(2), *ladder(2)))
     with pytest.raises(LadderError, match="floor_share 2"):
         LadderView((), floor_share=2)
+
+
+@st.composite
+def views(draw: st.DrawFn) -> LadderView:
+    count = draw(st.integers(0, 14))
+    bots = []
+    for i in range(count):
+        rated_bot = draw(st.booleans())
+        elo = draw(st.floats(-500, 500))
+        half = draw(st.floats(0, 200))
+        bots.append(
+            LadderBot(
+                id=100 + i,
+                owner=draw(st.sampled_from("abcd")),
+                rating=elo if rated_bot else None,
+                lower=elo - half if rated_bot else None,
+                upper=elo + half if rated_bot else None,
+                games=draw(st.integers(0, 60)),
+                created=i,
+                status=draw(st.sampled_from(["active", "active", "active", "retired"])),
+            )
+        )
+    budget = draw(st.none() | st.integers(0, 40))
+    return LadderView(
+        tuple(bots),
+        owner_games={owner: draw(st.integers(0, 40)) for owner in "abcd"},
+        owner_budget=budget,
+        ladder_games=draw(st.integers(0, 100)),
+        ladder_budget=draw(st.none() | st.integers(0, 140)),
+        games_per_pairing=draw(st.integers(1, 4)),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(views(), st.integers(0, 30), st.integers(2, 5), st.integers(0, 2**32))
+def test_pairings_always_respect_seats_status_and_budgets(
+    view: LadderView, count: int, seats: int, seed: int
+) -> None:
+    pairings = next_pairings(view, count, np.random.default_rng(seed), seats)
+    cost = view.games_per_pairing
+    by_id = {bot.id: bot for bot in view.bots}
+    eligible = [b for b in view.bots if b.status == "active" and view.owner_left(b.owner) >= cost]
+    assert len(pairings) <= count and len(pairings) * cost <= max(0, view.ladder_left())
+    charged = Counter[str]()
+    for pairing in pairings:
+        assert len(pairing) == seats == len(set(pairing))
+        assert all(by_id[bot] in eligible for bot in pairing)
+        charged[by_id[pairing[0]].owner] += cost
+    assert all(charged[owner] <= view.owner_left(owner) for owner in charged)
+    if view.owner_budget is None and len(eligible) >= seats:
+        left = count if view.ladder_budget is None else view.ladder_left() // cost
+        assert len(pairings) == max(0, min(count, left))
