@@ -118,3 +118,18 @@ def test_a_worker_playing_a_ladder_finds_the_order_of_its_bots(tmp_path: Path) -
     assert by_label[weakened].lower > by_label["random@1"].upper  # type: ignore[operator]
     shown = arena(db, "ladder", "show", GAME, "--time-control", "unlimited")
     assert shown.returncode == 0 and f"│ 1 │ {strong}" in shown.stdout
+
+
+def test_ctrl_c_stores_the_games_a_ladder_run_finished(tmp_path: Path) -> None:
+    db = str(tmp_path / "arena.db")
+    ladder_with(db, "random", STRONG)
+    run = start(db, "ladder", "run", GAME, "--time-control", "unlimited", "--executor", "local")
+    try:
+        wait_until(lambda: counts(db)[0] >= 10, what="the worker storing 10 games")
+    finally:
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert "stopped; the games finished are stored" in out
+    games, distinct, rated, _ = counts(db)
+    assert games == distinct == rated >= 10
