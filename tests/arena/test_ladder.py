@@ -34,6 +34,7 @@ from arena.store.models import (
     Tournament,
     TournamentStatus,
 )
+from arena.web.accounts import create_account
 
 runner = CliRunner()
 GAME = "koenigsgarten"
@@ -377,3 +378,27 @@ def test_at_three_seats_a_test_table_holds_both_versions_and_counts_its_pairs(
         (test,) = regression_tests(session, ladder_id=ladder_id)
     # One test table (a rotation of three games: one pair counted), one from matchmaking.
     assert test.candidate_id == v2.id and sum(test.counts) == 1 and test.games == 2
+
+
+def test_an_owner_over_its_budget_gets_no_more_games(engine: Engine) -> None:
+    ladder_id = started(engine, "random", "greedy", "first-legal", owner_budget=4)
+    with session_scope(engine) as session:
+        account, _ = create_account(session, "alice")
+        bot, _ = add_bot(session, name="mine", game=GAME, source=builtin_source("greedy", GAME))
+        bot.owner_id = account.id
+        session.add(bot)
+        mine = bot.id
+
+    def played_by_mine() -> int:
+        return sum(mine in seats for _, seats in games_of(engine, ladder_id))
+
+    with LadderPlayer(engine, executor="local", tables=4, seed=10) as player:
+        for _ in range(6):
+            player.play_batch(ladder_id)
+            if played_by_mine() >= 4:
+                break
+        reached = played_by_mine()
+        assert reached >= 4  # the owner's turn comes every other pairing
+        for _ in range(3):
+            assert player.play_batch(ladder_id) is not None  # the operator's bots play on
+    assert played_by_mine() == reached
