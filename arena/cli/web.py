@@ -39,7 +39,11 @@ def serve(
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="the port to listen on")] = 8000,
     worker: Annotated[
-        bool, typer.Option(help="also start a worker process that runs queued tournaments")
+        bool,
+        typer.Option(
+            help="also start a worker process that runs queued tournaments (and plays "
+            "started ladders while none waits)",
+        ),
     ] = True,
     executor: ExecutorOption = None,
     allow_weak_sandbox: Annotated[
