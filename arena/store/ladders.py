@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from arena.errors import NotFoundError
+from arena.store.games import _insert_ignoring_duplicates as insert_ignoring_duplicates
 from arena.store.models import (
     BotVersion,
     GameResult,
@@ -30,6 +31,7 @@ from arena.store.models import (
 
 LADDER_TABLE = Ladder.__table__  # type: ignore[attr-defined]
 RATING_TABLE = LadderRating.__table__  # type: ignore[attr-defined]
+PARTICIPANT_TABLE = Participant.__table__  # type: ignore[attr-defined]
 
 
 def running_ladders(session: Session, game: str | None = None) -> list[Ladder]:
@@ -150,10 +152,21 @@ def sync_participants(session: Session, ladder: Ladder) -> None:
             col(BotVersion.id).not_in(present),
         )
     ).all()
-    for bot_id in missing:
-        assert bot_id is not None
-        session.add(Participant(tournament_id=ladder.tournament_id, bot_id=bot_id, position=bot_id))
+    # Two programs may add the same bot at once (a worker's sync, a registration):
+    # a row already there is skipped, not an error.
+    rows = [
+        {
+            "tournament_id": ladder.tournament_id,
+            "bot_id": bot_id,
+            "role": "player",
+            "position": bot_id,
+            "suspended": False,
+            "suspended_reason": None,
+        }
+        for bot_id in missing
+    ]
     session.flush()
+    insert_ignoring_duplicates(session.connection(), PARTICIPANT_TABLE, rows)
 
 
 def ladder_members(session: Session, ladder: Ladder) -> list[tuple[Participant, BotVersion]]:
