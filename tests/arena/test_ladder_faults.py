@@ -73,8 +73,8 @@ def ladder_with(db: str, *bots: str) -> None:
         assert result.returncode == 0, result.stderr
 
 
-def test_a_killed_ladder_worker_loses_no_stored_game_and_duplicates_none(tmp_path: Path) -> None:
-    db = str(tmp_path / "arena.db")
+def test_a_killed_ladder_worker_loses_no_stored_game_and_duplicates_none(db_url: str) -> None:
+    db = db_url
     ladder_with(db, "random", STRONG, "greedy")
     run = ["ladder", "run", GAME, "--time-control", "unlimited", "--executor", "local"]
     first, second = start(db, *run, "--tables", "4"), start(db, *run, "--tables", "3")
