@@ -114,11 +114,15 @@ def fill(path: Path, *, games: int, bots: int, history_every: int) -> tuple[int,
                                 "at": now,
                             }
                         )
-            insert_rows(connection, GAME_TABLE, game_rows)
-            insert_rows(connection, SEAT_TABLE, seat_rows)
-            if rating_rows:
-                insert_rows(connection, RATING_TABLE, rating_rows)
-                history += len(rating_rows)
+            for table, rows in (
+                (GAME_TABLE, game_rows),
+                (SEAT_TABLE, seat_rows),
+                (RATING_TABLE, rating_rows),
+            ):
+                if rows:
+                    names = list(rows[0])
+                    insert_rows(connection, table, names, [[r[n] for n in names] for r in rows])
+            history += len(rating_rows)
         connection.execute(
             sa.update(Ladder.__table__)  # type: ignore[attr-defined]
             .where(sa.text(f"id = {ladder_id}"))

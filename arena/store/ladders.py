@@ -154,19 +154,10 @@ def sync_participants(session: Session, ladder: Ladder) -> None:
     ).all()
     # Two programs may add the same bot at once (a worker's sync, a registration):
     # a row already there is skipped, not an error.
-    rows = [
-        {
-            "tournament_id": ladder.tournament_id,
-            "bot_id": bot_id,
-            "role": "player",
-            "position": bot_id,
-            "suspended": False,
-            "suspended_reason": None,
-        }
-        for bot_id in missing
-    ]
+    names = ("tournament_id", "bot_id", "role", "position", "suspended", "suspended_reason")
+    rows = [(ladder.tournament_id, bot_id, "player", bot_id, False, None) for bot_id in missing]
     session.flush()
-    insert_ignoring_duplicates(session.connection(), PARTICIPANT_TABLE, rows)
+    insert_ignoring_duplicates(session.connection(), PARTICIPANT_TABLE, names, rows)
 
 
 def ladder_members(session: Session, ladder: Ladder) -> list[tuple[Participant, BotVersion]]:

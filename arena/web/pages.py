@@ -16,7 +16,7 @@ from sqlmodel import Session
 from arena.report.build import Report, ReportError
 from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
-from arena.web import queries, reports
+from arena.web import play, queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
 from arena.web.ladders import bot_ladders, game_ladders
 from engines.registry import get_game
@@ -27,7 +27,7 @@ GAMES_PER_PAGE = 50
 
 
 def _page(ctx: WebContext, request: Request, template: str, **values: Any) -> Response:
-    return ctx.templates.TemplateResponse(request, template, values)
+    return play.page(ctx, request, template, **values)
 
 
 def _report_view(report: Report) -> dict[str, Any]:
@@ -54,11 +54,19 @@ def game_page(
 ) -> Response:
     kind = queries.game_kind(ctx.engine, game)
     ladders = game_ladders(ctx.engine, kind.name)
+    form = play.start_form(ctx, kind.name)
     try:
         cached = reports.leaderboard(ctx, kind.name, seats)
     except ReportError as exc:
         return _page(
-            ctx, request, "game.html", game=kind, seats=seats, empty=str(exc), ladders=ladders
+            ctx,
+            request,
+            "game.html",
+            game=kind,
+            seats=seats,
+            empty=str(exc),
+            ladders=ladders,
+            **form,
         )
     return _page(
         ctx,
@@ -68,6 +76,7 @@ def game_page(
         seats=seats,
         empty=None,
         ladders=ladders,
+        **form,
         current=cached.current,
         **_report_view(cached.entry.report),
     )
