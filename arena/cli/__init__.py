@@ -94,9 +94,17 @@ COMMANDS = {
         "the sandbox's isolation at start, and takes bot uploads only if it is complete.",
     ),
     "worker": Subcommand(
-        "web", "worker", "Run tournaments queued over the web, one at a time, until stopped."
+        "web",
+        "worker",
+        "Run tournaments queued over the web, one at a time, until stopped; play started\n"
+        "ladders while the queue is empty.",
     ),
     "bots": Subcommand("bots", "app", "Register, list, inspect and retire bots."),
+    "ladder": Subcommand(
+        "ladder",
+        "app",
+        "Start, stop, show and play continuous ladders: every active bot of a game rated.",
+    ),
     "tournament": Subcommand(
         "tournament", "app", "Run, resume, list, inspect and cancel tournaments."
     ),

@@ -602,3 +602,152 @@ def live(
         )
     console.print(table)
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-rating")
+def ladder_rating(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    games: Annotated[int, typer.Option(help="simulated games fed in")] = 1_000_000,
+    rate: Annotated[float, typer.Option(help="games arriving per second")] = 2_000.0,
+    interval: Annotated[float, typer.Option(help="refit at most every S seconds")] = 0.25,
+    round_trip: Annotated[
+        bool,
+        typer.Option(help="load and save the rating state every cycle, as a ladder worker does"),
+    ] = True,
+    seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
+) -> None:
+    """Issue 18: does the ladder's incremental Elo keep up? The lag from a game's
+    arrival to the refit that includes it, games arriving at --rate (virtual clock,
+    real work)."""
+    import os
+
+    from arena.bench.ladder import rating_lag
+
+    lag = rating_lag(
+        bots=bots, games=games, rate=rate, interval=interval, round_trip=round_trip, seed=seed
+    )
+    saved = ", state loaded and saved every cycle" if round_trip else ""
+    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s{saved}")
+    columns = ("interval s", "refits", "max lag s", "mean lag s", "cycle p50 ms")
+    for column in (*columns, "cycle max ms", "busy", "max |err| Elo"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        f"{interval:g}",
+        f"{lag.refits:,}",
+        f"{lag.max_lag:.3f}",
+        f"{lag.mean_lag:.3f}",
+        f"{1e3 * lag.median_refit:.1f}",
+        f"{1e3 * lag.max_refit:.1f}",
+        f"{lag.busy:.0%}",
+        f"{lag.max_error:.1f}",
+    )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-placement")
+def ladder_placement(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    owners: Annotated[int, typer.Option(help="owners the bots belong to")] = 10,
+    versions: Annotated[int, typer.Option(help="new versions registered, one by one")] = 10,
+    games_per_second: Annotated[
+        float, typer.Option(help="the ladder's games/s, to turn games into seconds")
+    ] = 2_000.0,
+    target: Annotated[float, typer.Option(help="the ± Elo to reach")] = 50.0,
+    settle_games: Annotated[int, typer.Option(help="games played before")] = 100_000,
+    seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
+) -> None:
+    """Issue 18, simulated: from a new version's registration to a ±TARGET Elo
+    interval, in ladder games and in seconds at --games-per-second."""
+    import os
+
+    from arena.bench.ladder import matchmaking_seconds, placement_games
+
+    found = placement_games(
+        bots=bots,
+        owners=owners,
+        versions=versions,
+        target=target,
+        settle_games=settle_games,
+        seed=seed,
+    )
+    table = Table(
+        title=f"simulated ladder: {bots} bots, {owners} owners, after "
+        f"{found.settle_games:,} games; new version to ±{target:g} Elo"
+    )
+    for column in ("", "ladder games", "its own games", f"s at {games_per_second:,.0f} games/s"):
+        table.add_column(column, justify="right")
+    for label, pick in (("median", statistics.median), ("max", max)):
+        table.add_row(
+            label,
+            f"{pick(found.games):,.0f}",
+            f"{pick(found.own_games):,.0f}",
+            f"{pick(found.games) / games_per_second:.2f}",
+        )
+    console.print(table)
+    for count in (1, 10, 50):
+        seconds = matchmaking_seconds(bots=bots, owners=owners, count=count)
+        console.print(
+            f"next_pairings for {count} pairing(s) of {bots} bots: {1e3 * seconds:.2f} ms (median)",
+            highlight=False,
+        )
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
+@app.command("ladder-board")
+def ladder_board(
+    games: Annotated[int, typer.Option(help="ladder games stored")] = 1_000_000,
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    reads: Annotated[int, typer.Option(help="standings read, timed one by one")] = 50,
+    database_file: Annotated[
+        Path | None,
+        typer.Option("--database", help="SQLite file to fill (default: a temporary one)"),
+    ] = None,
+) -> None:
+    """Issue 18: a ladder's leaderboard (`arena ladder show`, the web's table) with
+    --games ladder games stored: the median and 95th percentile of reading it."""
+    import tempfile
+
+    from arena.bench.ladder_live import leaderboard_timing
+
+    if games < 1 or bots < 2 or reads < 1:
+        raise ArenaError("--games and --reads must be at least 1 and --bots at least 2")
+    with tempfile.TemporaryDirectory() as folder:
+        path = database_file or Path(folder) / "ladder.db"
+        if path.exists():
+            raise ArenaError(f"{str(path)!r} exists: the bench fills a new database")
+        timing = leaderboard_timing(path, games=games, bots=bots, reads=reads)
+    console.print(
+        f"ladder leaderboard: {timing.games:,} games, {timing.bots} bots, "
+        f"{timing.history_rows:,} rating-history rows (filled in {timing.fill_seconds:.0f} s): "
+        f"p50 {timing.p50 * 1000:.1f} ms, p95 {timing.p95 * 1000:.1f} ms over {reads} reads",
+        highlight=False,
+    )
+
+
+@app.command("ladder-live")
+def ladder_live(
+    bots: Annotated[int, typer.Option(help="bots on the ladder")] = 50,
+    workers: Annotated[int, typer.Option(help="`arena ladder run` processes")] = 2,
+    warmup: Annotated[int, typer.Option(help="games stored before the new version")] = 3000,
+    target: Annotated[float, typer.Option(help="the interval's half-width, Elo")] = 50.0,
+) -> None:
+    """Issue 18: with --bots built-ins of Königsgarten on a ladder played by --workers
+    real workers, the time from registering a new version to a ±--target Elo interval
+    (its regression test against the previous version runs meanwhile)."""
+    import tempfile
+
+    from arena.bench.ladder_live import placement_time
+
+    if bots < 3 or workers < 1 or warmup < 0 or not target > 0:
+        raise ArenaError("--bots must be at least 3, --workers 1, --target above 0")
+    with tempfile.TemporaryDirectory() as folder:
+        timing = placement_time(
+            Path(folder) / "ladder.db", bots=bots, workers=workers, warmup=warmup, target=target
+        )
+    console.print(
+        f"ladder of {bots} bots, {workers} workers: mine@2 at ±{timing.half_width:.0f} Elo "
+        f"{timing.seconds:.1f} s after its registration, after {timing.own_games} of its own "
+        f"games ({timing.ladder_games} ladder games meanwhile); its test: {timing.test}",
+        highlight=False,
+    )

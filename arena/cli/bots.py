@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -186,10 +187,14 @@ def show(
         str | None, typer.Option("--game", "-g", help="when several games have this name")
     ] = None,
     code: Annotated[bool, typer.Option("--code", help="print the stored code")] = False,
+    plot: Annotated[
+        Path | None, typer.Option(help="draw its ladder rating history into this PNG")
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Show one bot version: kind, entry, parameters, code hash, games played, and its
-    forfeits: how many for each reason, the latest messages and its stderr's tail."""
+    """Show one bot version: kind, entry, parameters, code hash, games played, its
+    forfeits (how many for each reason, the latest messages and its stderr's tail), its
+    ladder ratings and its version regression tests."""
     from sqlmodel import Session
 
     from arena.store.bots import find_bot, games_played
@@ -209,6 +214,7 @@ def show(
         bot_id = bot.id
         stored_code = bot.code if code else None
     _show_forfeits(engine, bot_id)
+    _show_ladders(engine, bot_id, plot)
     if stored_code:
         console.print(stored_code, markup=False, highlight=False)
 
@@ -236,6 +242,42 @@ def _show_forfeits(engine: Engine, bot_id: int) -> None:
         lines.append("  stderr (the end kept with its latest forfeit):")
         lines.extend(f"    {line}" for line in stderr.split(" | "))
     console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+
+
+def _show_ladders(engine: Engine, bot_id: int, plot: Path | None) -> None:
+    """The bot's latest rating on each ladder, its regression tests, and the plot."""
+    from sqlmodel import Session
+
+    from arena.ladder.service import describe_tests
+    from arena.store.ladders import rating_history, regression_tests
+    from arena.store.models import BotVersion
+
+    with Session(engine) as session:
+        histories = rating_history(session, bot_id)
+        tests = describe_tests(session, regression_tests(session, bot_id=bot_id))
+        bot = session.get(BotVersion, bot_id)
+        assert bot is not None
+        label = bot.label
+    lines = []
+    for ladder, rows in histories:
+        last = rows[-1]
+        lines.append(
+            f"  ladder:    {ladder.game} {ladder.time_class}, {ladder.seats} seats: Elo "
+            f"{last.rating:.0f} ({last.lower:.0f} … {last.upper:.0f}), {last.games} games"
+        )
+    for test in tests:
+        lines.append(
+            f"  test:      {test.candidate} vs {test.baseline} ({test.ladder}): {test.status}, "
+            f"LLR {test.llr:.2f} ({test.lower_bound:.2f} … {test.upper_bound:.2f}), "
+            f"{test.games} games" + (f"; {test.message}" if test.message else "")
+        )
+    if lines:
+        console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+    if plot is not None:
+        from arena.ladder.plot import write_history_plot
+
+        write_history_plot(plot, label, histories)
+        console.print(f"  plot:      {plot}", markup=False, highlight=False)
 
 
 @app.command("remove")

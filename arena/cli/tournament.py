@@ -33,7 +33,7 @@ app = typer.Typer(help="Run, resume, list, inspect and cancel tournaments.", no_
 EXIT_INTERRUPTED = 130
 # Named here so that the help needs no import of the tournament package; a test keeps
 # them equal to arena.tournament's.
-TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
+TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire", "ladder")
 DEFAULT_RATING_INTERVAL = 100
 
 

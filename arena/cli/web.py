@@ -40,7 +40,11 @@ def serve(
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="the port to listen on")] = 8000,
     worker: Annotated[
-        bool, typer.Option(help="also start a worker process that runs queued tournaments")
+        bool,
+        typer.Option(
+            help="also start a worker process that runs queued tournaments (and plays "
+            "started ladders while none waits)",
+        ),
     ] = True,
     executor: ExecutorOption = None,
     allow_weak_sandbox: Annotated[
@@ -111,12 +115,17 @@ def worker(
     once: Annotated[
         bool, typer.Option("--once", help="stop when the queue is empty instead of waiting")
     ] = False,
+    ladders: Annotated[
+        bool, typer.Option(help="play started ladders while the queue is empty")
+    ] = True,
     db: DbOption = None,
 ) -> None:
-    """Run tournaments queued over the web, one at a time, until stopped.
+    """Run tournaments queued over the web, one at a time, until stopped; play started
+    ladders while the queue is empty.
 
     SIGTERM or Ctrl-C during a tournament stores what finished and puts it back in the
-    queue; the next worker plays the games still missing."""
+    queue; the next worker plays the games still missing. During a ladder batch it
+    stores the games finished."""
     from arena.web.worker import run_worker
 
     if not poll > 0:
@@ -125,7 +134,14 @@ def worker(
         raise ArenaError(f"--executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
     engine = database(db)
     error_console.print("worker: waiting for queued tournaments")
-    ran = run_worker(engine, poll_seconds=poll, executor=executor, once=once, console=console)
+    ran = run_worker(
+        engine,
+        poll_seconds=poll,
+        executor=executor,
+        once=once,
+        console=console,
+        ladders=ladders,
+    )
     error_console.print(f"worker: stopped after {ran} tournament{'s' if ran != 1 else ''}")
 
 

@@ -239,17 +239,20 @@ def hessian_fit(
     anchor: Anchor | None = None,
     confidence: float = 0.95,
     prior_draws: float = 0.0,
+    start: FloatArray | None = None,
 ) -> EloRatings:
     """The maximum-likelihood ratings of ``counts`` with sandwich intervals, the
     residual spread supplied by ``spread`` (from the games, or kept up to date game by
     game as :class:`arena.ratings.live.LiveElo` does). :func:`fit_elo` with
-    ``interval="hessian"`` is this on the games' aggregate.
+    ``interval="hessian"`` is this on the games' aggregate. ``start``: strengths
+    (logits, in the players' order) to start Newton's method from, such as a previous
+    fit's; the result does not depend on it, only the number of steps.
 
     Raises RatingError as :func:`fit_elo` does.
     """
     _check_settings(confidence, prior_draws)
     anchor_index = None if anchor is None else player_index(counts.players, anchor.player)
-    strengths, played = _strengths(counts, prior_draws)
+    strengths, played = _strengths(counts, prior_draws, start)
     z = float(ndtri(0.5 + confidence / 2.0))
     gauge = _gauge_matrix(len(counts.players), anchor_index)
     offset = 0.0 if anchor is None else anchor.elo
@@ -293,12 +296,14 @@ def _check_settings(confidence: float, prior_draws: float) -> None:
         raise RatingError(f"prior_draws {prior_draws!r} must be a finite number >= 0")
 
 
-def _strengths(counts: PairCounts, prior_draws: float) -> tuple[FloatArray, FloatArray]:
+def _strengths(
+    counts: PairCounts, prior_draws: float, start: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray]:
     """The maximum-likelihood strengths (logits, mean 0) and the games per pair with the
     virtual draws. Raises RatingError when they are not finite."""
     points, played = _with_prior(counts.points, counts.games, prior_draws)
     _require_finite_ratings(counts.players, points, played)
-    return _maximum_likelihood(points, played), played
+    return _maximum_likelihood(points, played, start), played
 
 
 def _with_prior(

@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from arena.errors import ArenaError, NotFoundError
+from arena.store.ladders import join_ladders
 from arena.store.models import Account, BotVersion, GameSeat
 from engines.seeding import MAX_SEED
 
@@ -336,7 +337,9 @@ def add_bot(
     session: Session, *, name: str, game: str, source: BotSource, attempt: int = 0
 ) -> tuple[BotVersion, bool]:
     """Register ``source`` under ``name`` for ``game``; returns the version and whether
-    it is new. Names are per game: ``random`` may be a bot of every game.
+    it is new. Names are per game: ``random`` may be a bot of every game. A new version
+    joins the started ladders of its game, and a regression test against the version
+    before it starts on each (:func:`arena.store.ladders.join_ladders`).
 
     Raises:
         BotRegistryError: a bad name, or a name reserved for another built-in kind.
@@ -382,6 +385,7 @@ def add_bot(
         if attempt >= 3:
             raise
         return add_bot(session, name=name, game=game, source=source, attempt=attempt + 1)
+    join_ladders(session, bot)
     return bot, True
 
 

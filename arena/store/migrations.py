@@ -257,6 +257,66 @@ def _v8_driver_state(op: Operations) -> None:
     )
 
 
+def _v9_ladders(op: Operations) -> None:
+    """Continuous ladders (arena.ladder): the ladder, its bots' rating history and the
+    version regression tests."""
+    op.create_table(
+        "ladder",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=False),
+        sa.Column("game", sa.String, nullable=False),
+        sa.Column("seats", sa.Integer, nullable=False),
+        sa.Column("time_class", sa.String, nullable=False),
+        sa.Column("time_control", sa.String, nullable=True),
+        sa.Column("elo0", sa.Float, nullable=False),
+        sa.Column("elo1", sa.Float, nullable=False),
+        sa.Column("alpha", sa.Float, nullable=False),
+        sa.Column("beta", sa.Float, nullable=False),
+        sa.Column("game_budget", sa.Integer, nullable=True),
+        sa.Column("owner_budget", sa.Integer, nullable=True),
+        sa.Column("next_index", sa.Integer, nullable=False),
+        sa.Column("rated_games", sa.Integer, nullable=False),
+        sa.Column("rating_state", sa.LargeBinary, nullable=True),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("tournament_id", name="uq_ladder_tournament"),
+        sa.UniqueConstraint("game", "seats", "time_class", name="uq_ladder_game_seats_class"),
+    )
+    op.create_table(
+        "ladder_rating",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("ladder_id", sa.Integer, sa.ForeignKey("ladder.id"), nullable=False),
+        sa.Column("bot_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("lower", sa.Float, nullable=False),
+        sa.Column("upper", sa.Float, nullable=False),
+        sa.Column("games", sa.Integer, nullable=False),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_ladder_rating_ladder_bot", "ladder_rating", ["ladder_id", "bot_id", "id"])
+    op.create_index("ix_ladder_rating_bot_id", "ladder_rating", ["bot_id"])
+    op.create_table(
+        "regression_test",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("ladder_id", sa.Integer, sa.ForeignKey("ladder.id"), nullable=False),
+        sa.Column("candidate_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("baseline_id", sa.Integer, sa.ForeignKey("bot.id"), nullable=False),
+        sa.Column("elo0", sa.Float, nullable=False),
+        sa.Column("elo1", sa.Float, nullable=False),
+        sa.Column("alpha", sa.Float, nullable=False),
+        sa.Column("beta", sa.Float, nullable=False),
+        sa.Column("status", sa.String, nullable=False),
+        sa.Column("llr", sa.Float, nullable=False),
+        sa.Column("games", sa.Integer, nullable=False),
+        sa.Column("counts", sa.JSON, nullable=False),
+        sa.Column("message", sa.String, nullable=True),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("finished", sa.DateTime(timezone=True), nullable=True),
+        sa.UniqueConstraint("ladder_id", "candidate_id", name="uq_regression_test"),
+    )
+    op.create_index("ix_regression_test_ladder_id", "regression_test", ["ladder_id"])
+    op.create_index("ix_regression_test_candidate_id", "regression_test", ["candidate_id"])
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -266,6 +326,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v6_claimed_status,
     _v7_driver_lease,
     _v8_driver_state,
+    _v9_ladders,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

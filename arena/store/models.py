@@ -61,6 +61,9 @@ class TournamentStatus(StrEnum):
     """Cancelled by its owner; a cancel is never undone."""
     FAILED = "failed"
     """Its run failed (a bot that cannot load, a failing executor); the message says why."""
+    STOPPED = "stopped"
+    """A ladder stopped by its operator (``arena ladder stop``); ``arena ladder start``
+    starts it again where it was."""
 
     @property
     def finished(self) -> bool:
@@ -236,3 +239,93 @@ class WriteRequest(SQLModel, table=True):
     account_id: int = Field(foreign_key="account.id")
     action: str  # submit_bot | queue_tournament
     created: datetime = Field(default_factory=utcnow)
+
+
+class Ladder(SQLModel, table=True):
+    """A continuous ladder of one game, seat count and time-control class. Its games are
+    the games of its :class:`Tournament` (format ``ladder``), its bots that tournament's
+    participants; ``next_index`` hands out game indices by compare-and-set, and the
+    rating state counts exactly the games stored (it is written in their transaction)."""
+
+    __tablename__ = "ladder"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", name="uq_ladder_tournament"),
+        UniqueConstraint("game", "seats", "time_class", name="uq_ladder_game_seats_class"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    game: str
+    seats: int
+    time_class: str
+    """A :class:`arena.play.time_control.TimeClass`."""
+    time_control: str | None = None
+    """The time control every game is played at (``st=0.5``; None: no limit)."""
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    """The bounds of the version regression tests started on this ladder."""
+    game_budget: int | None = None
+    """Games the ladder plays at most (None: no end)."""
+    owner_budget: int | None = None
+    """Games one owner's bots play at most per hour (None: no cap)."""
+    next_index: int = 0
+    rated_games: int = 0
+    rating_state: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    created: datetime = Field(default_factory=utcnow)
+
+
+class LadderRating(SQLModel, table=True):
+    """A bot's ladder rating at a moment: written when a refit moves it, not per game."""
+
+    __tablename__ = "ladder_rating"
+    __table_args__ = (Index("ix_ladder_rating_ladder_bot", "ladder_id", "bot_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(foreign_key="ladder.id")
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    rating: float
+    lower: float
+    upper: float
+    games: int
+    at: datetime = Field(default_factory=utcnow)
+
+
+class RegressionStatus(StrEnum):
+    """Where a version regression test stands (the words the database stores)."""
+
+    RUNNING = "running"
+    ACCEPTED_H0 = "accepted-H0"
+    """The new version is no better than ``elo0``: a regression (or no progress)."""
+    ACCEPTED_H1 = "accepted-H1"
+    """The new version is at least ``elo1`` better."""
+    STOPPED = "stopped"
+    """Stopped by its owner, or its bots can no longer play (retired, suspended)."""
+
+
+class RegressionTest(SQLModel, table=True):
+    """An SPRT of a new version (``candidate``) against the version before it, played
+    by the ladder's workers ahead of other games. ``counts`` are the pentanomial pairs
+    (LL, LD, WL, DD, WD, WW, as :class:`arena.ratings.pairs.Pentanomial`)."""
+
+    __tablename__ = "regression_test"
+    __table_args__ = (UniqueConstraint("ladder_id", "candidate_id", name="uq_regression_test"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    ladder_id: int = Field(foreign_key="ladder.id", index=True)
+    candidate_id: int = Field(foreign_key="bot.id", index=True)
+    baseline_id: int = Field(foreign_key="bot.id")
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    status: str = RegressionStatus.RUNNING
+    llr: float = 0.0
+    games: int = 0
+    counts: list[int] = Field(
+        default_factory=lambda: [0] * 6, sa_column=Column(JSON, nullable=False)
+    )
+    message: str | None = None
+    created: datetime = Field(default_factory=utcnow)
+    finished: datetime | None = None

@@ -32,7 +32,7 @@ from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
 FORMATS = tuple(TOURNAMENT_FORMATS)
-Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire"]
+Format = Literal["round-robin", "gauntlet", "elo", "sprt", "solitaire", "ladder"]
 """The names of :data:`arena.tournament.formats.FORMATS` (a test keeps them equal)."""
 
 

@@ -339,6 +339,11 @@ class TournamentRunner:
             self.tournament = tournament
             self.config = validate_config(tournament.config, f"tournament {tournament_id}")
             self.format = tournament_format(self.config.format)
+            if self.format.continuous:
+                raise TournamentStateError(
+                    f"tournament {tournament_id} is a ladder: its workers play it "
+                    f"(`arena ladder run {tournament.game}`, `arena worker`)"
+                )
             self.participants = participants(session, tournament_id)
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
             self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}

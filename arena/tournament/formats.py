@@ -39,6 +39,7 @@ class FormatName(StrEnum):
     ELO = "elo"
     SPRT = "sprt"
     SOLITAIRE = "solitaire"
+    LADDER = "ladder"
 
 
 class Role(StrEnum):
@@ -64,6 +65,8 @@ class TournamentFormat:
     paired_test = False
     """A sequential test on pairs of games between two bots decides the end (``sprt``):
     the driver feeds it every game, and a suspended bot ends it."""
+    continuous = False
+    """Never ends and has no driver: a ladder's workers play it (``arena.ladder``)."""
 
     def check(self, config: TournamentConfig, game: str, seats: int) -> None:
         """Raises ValueError naming what ``config`` (of ``game`` at ``seats`` seats)
@@ -228,8 +231,32 @@ class Sprt(TournamentFormat):
         return f"batches of {config.sprt.batch}, at most {config.sprt.max_games:,} games"
 
 
+class Ladder(TournamentFormat):
+    """A continuous ladder (:mod:`arena.ladder`): every active bot of the game, games
+    chosen by its matchmaking and played by its workers for as long as it runs. Only
+    ``arena ladder start`` creates one; no driver plays it."""
+
+    name = FormatName.LADDER
+    continuous = True
+
+    def _check_bots(self, config: TournamentConfig, seats: int) -> None:
+        if config.bots or config.candidates or config.opponents:
+            raise ValueError("a ladder takes every active bot of its game: list no bots")
+
+    def planned_games(self, config: TournamentConfig) -> int:
+        return 0
+
+    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
+        raise ConfigError(
+            f"a ladder is not a tournament to run: start it with `arena ladder start {config.game}`"
+        )
+
+    def describe_schedule(self, config: TournamentConfig) -> str:
+        return "a continuous ladder"
+
+
 FORMATS: dict[str, TournamentFormat] = {
-    fmt.name: fmt for fmt in (RoundRobin(), Gauntlet(), Elo(), Sprt(), Solitaire())
+    fmt.name: fmt for fmt in (RoundRobin(), Gauntlet(), Elo(), Sprt(), Solitaire(), Ladder())
 }
 """Every format by name, in the order help texts list them."""
 

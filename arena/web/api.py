@@ -241,7 +241,7 @@ def bot_code(ctx: Context, account: Owner, reference: str) -> PlainTextResponse:
     """The stored code of one of the token's own bots (archives as JSON)."""
     with Session(ctx.engine) as session:
         bot = find_bot(session, reference)
-    _check_owner(bot, account)
+    check_owner(bot, account)
     return PlainTextResponse(bot.code or "")
 
 
@@ -257,7 +257,7 @@ def retire_bot(ctx: Context, account: Owner, reference: str) -> list[schemas.Bot
         return [queries.bot_view(session, bot) for bot in retired]
 
 
-def _check_owner(bot: BotVersion, account: Account) -> None:
+def check_owner(bot: BotVersion, account: Account) -> None:
     if bot.owner_id is None or bot.owner_id != account.id:
         raise ForbiddenError(f"bot {bot.label!r} is not one of this token's bots")
 

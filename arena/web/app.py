@@ -330,7 +330,7 @@ def create_app(
     Raises:
         StorageError: the database cannot be opened.
     """
-    from arena.web import api, pages, play
+    from arena.web import api, ladders, pages, play
 
     engine = database if isinstance(database, Engine) else open_database(database)
     settings = settings or WebSettings()
@@ -370,6 +370,7 @@ def create_app(
     app.add_middleware(BodyLimit, limit=settings.body_bytes)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
+    app.include_router(ladders.router)
     app.include_router(pages.router)
     app.include_router(play.router)
     return app

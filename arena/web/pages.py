@@ -18,6 +18,7 @@ from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
 from arena.web import play, queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
+from arena.web.ladders import bot_ladders, game_ladders
 from engines.registry import get_game
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
@@ -52,11 +53,21 @@ def game_page(
     seats: Annotated[int | None, Query(ge=1, le=16)] = None,
 ) -> Response:
     kind = queries.game_kind(ctx.engine, game)
+    ladders = game_ladders(ctx.engine, kind.name)
     form = play.start_form(ctx, kind.name)
     try:
         cached = reports.leaderboard(ctx, kind.name, seats)
     except ReportError as exc:
-        return _page(ctx, request, "game.html", game=kind, seats=seats, empty=str(exc), **form)
+        return _page(
+            ctx,
+            request,
+            "game.html",
+            game=kind,
+            seats=seats,
+            empty=str(exc),
+            ladders=ladders,
+            **form,
+        )
     return _page(
         ctx,
         request,
@@ -64,10 +75,18 @@ def game_page(
         game=kind,
         seats=seats,
         empty=None,
+        ladders=ladders,
         **form,
         current=cached.current,
         **_report_view(cached.entry.report),
     )
+
+
+@router.get("/games/{game}/ladders", response_class=HTMLResponse)
+def game_ladders_fragment(ctx: Context, request: Request, game: str) -> Response:
+    """The ladders fragment a game's page reloads while a ladder runs."""
+    kind = queries.game_kind(ctx.engine, game)
+    return _page(ctx, request, "ladders.html", ladders=game_ladders(ctx.engine, kind.name))
 
 
 @router.get("/tournaments", response_class=HTMLResponse)
@@ -141,7 +160,7 @@ def bots_page(
 @router.get("/bots/{reference}", response_class=HTMLResponse)
 def bot_page(ctx: Context, request: Request, reference: str) -> Response:
     detail = queries.bot_detail(ctx.engine, reference, lambda game: reports.ratings(ctx, game))
-    return _page(ctx, request, "bot.html", bot=detail)
+    return _page(ctx, request, "bot.html", bot=detail, ladder=bot_ladders(ctx.engine, detail.name))
 
 
 @router.get("/submit", response_class=HTMLResponse)

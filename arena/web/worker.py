@@ -1,4 +1,5 @@
-"""The tournament worker: runs tournaments queued over the web, one at a time.
+"""The tournament worker: runs tournaments queued over the web, one at a time, and
+plays started ladders while the queue is empty.
 
 ``POST /api/tournaments`` stores a tournament (participants and schedule included)
 with the status ``queued``. A worker (``arena worker``, or the one ``arena serve``
@@ -31,6 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from arena.errors import ArenaError
+from arena.ladder.worker import LadderPlayer
 from arena.report.build import record_final_ratings
 from arena.store.db import session_scope
 from arena.store.games import read_status, set_status
@@ -182,13 +184,21 @@ def run_worker(
     executor: str | None = None,
     once: bool = False,
     console: Console | None = None,
+    ladders: bool = True,
 ) -> int:
     """Claim and run queued tournaments until stopped (SIGTERM or Ctrl-C between
     tournaments ends the loop; during one, the runner stops and it is requeued).
-    With ``once``, return when the queue is empty. Returns how many it ran."""
+    With ``once``, return when the queue is empty. Returns how many it ran.
+
+    With ``ladders`` (and not ``once``), an empty queue has the worker play a batch of
+    a started ladder (:mod:`arena.ladder.worker`) before it looks at the queue again;
+    stopped during a batch, it stores the games finished."""
     console = console or Console(stderr=True)
     stop = threading.Event()
     running = False
+    ladder_player = (
+        LadderPlayer(engine, executor=executor or "auto") if ladders and not once else None
+    )
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -203,6 +213,14 @@ def run_worker(
             if tournament_id is None:
                 if once:
                     break
+                if ladder_player is not None:
+                    running = True  # a stop now stores the batch's finished games
+                    try:
+                        played = _play_ladder(ladder_player, console)
+                    finally:
+                        running = False
+                    if played:
+                        continue
                 stop.wait(poll_seconds)
                 continue
             console.print(f"worker: running tournament {tournament_id}")
@@ -225,4 +243,20 @@ def run_worker(
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if ladder_player is not None:
+            ladder_player.close()
     return ran
+
+
+def _play_ladder(player: LadderPlayer, console: Console) -> bool:
+    """One batch of a started ladder; False when none has anything to play (or the
+    database is away: the worker looks again after its poll)."""
+    try:
+        summary = player.play_any()
+    except ArenaError as exc:
+        log.warning("ladder batch failed: %s", exc)
+        return False
+    if summary is None:
+        return False
+    console.print(f"worker: ladder {summary.ladder_id}: stored {summary.stored} games")
+    return True

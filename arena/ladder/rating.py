@@ -1,0 +1,334 @@
+"""The ladder's ratings: maximum-likelihood Elo of every ladder game, kept current.
+
+A ladder never stops, so refitting from the stored games after every batch would cost
+more and more. :class:`IncrementalElo` keeps what the fit needs instead, in arrays
+indexed by bot that grow when a bot appears: the wins and draws of every pair, and
+for the sandwich interval the sums ``A = Σ S²``, ``B = Σ S·n``, ``N = Σ n²`` over
+rotations of each pair's points ``S`` (of the lower-numbered bot) and games ``n``
+within the rotation. The clustered spread of :func:`arena.ratings.elo.cluster_spread`
+then follows for any strengths: a pair ``q`` with expected score ``p`` contributes
+``A − 2·p·B + p²·N`` (see ``arena/ratings/live.py`` for the general form). A refit is
+:func:`arena.ratings.elo.hessian_fit` on these aggregates, warm-started from the
+previous strengths: a few Newton steps on bots × bots matrices, whatever the number
+of games, with exactly the ratings and intervals ``fit_elo`` gives on the same games.
+
+Rotations of three or more seats put several pairs of bots in one cluster; their
+cross terms are not kept, so for such ladders the intervals treat each pair's games of
+a rotation as the cluster (the ratings are exact either way).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
+from scipy.special import expit
+
+from arena.ladder.errors import LadderError
+from arena.ratings.data import DRAW, LOSS, WIN, FloatArray, IntArray, PairCounts
+from arena.ratings.elo import ELO_PER_LOGIT, Anchor, fit_with_fallback, hessian_fit
+
+GameTriple = tuple[int, int, float]
+"""Bot ids ``a`` and ``b`` and ``a``'s score: 1 win, 0.5 draw, 0 loss."""
+
+_STATE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LadderRating:
+    """One bot's rating: Elo, its interval (95% by default) and its games."""
+
+    elo: float
+    lower: float
+    upper: float
+    games: int
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width: the ``±`` of ``elo ± half_width``."""
+        return (self.upper - self.lower) / 2.0
+
+
+class IncrementalElo:
+    """Bradley–Terry ratings with sandwich intervals over all games added so far.
+
+    Args:
+        confidence: the intervals' coverage.
+        anchor: a bot id whose rating is fixed at ``anchor_elo`` while it is rated;
+            otherwise (and by default) the rated bots average ``anchor_elo``, as
+            :func:`arena.ratings.elo.fit_elo` averages 0.
+        anchor_elo: the anchored bot's rating, or the mean without an anchor.
+
+    Raises LadderError for a confidence outside (0, 1).
+    """
+
+    def __init__(
+        self, *, confidence: float = 0.95, anchor: int | None = None, anchor_elo: float = 0.0
+    ) -> None:
+        if not 0.0 < confidence < 1.0 or not math.isfinite(anchor_elo):
+            raise LadderError(
+                f"confidence {confidence!r} must lie in (0, 1) and anchor_elo "
+                f"{anchor_elo!r} be finite"
+            )
+        self.confidence = confidence
+        self.anchor = anchor
+        self.anchor_elo = anchor_elo
+        self._ids: list[int] = []
+        self._index: dict[int, int] = {}
+        self._wins = np.zeros((0, 0))
+        """``wins[i, j]``: games bot number ``i`` won against ``j``."""
+        self._draws = np.zeros((0, 0))
+        """Symmetric: games drawn between ``i`` and ``j``."""
+        self._sums = np.zeros((3, 0, 0))
+        """``A``, ``B``, ``N`` of pair ``(i, j)`` at ``[:, i, j]``, ``i < j``."""
+        self._strengths = np.zeros(0)
+        """The last fit's logits per bot number (0 before a bot's first fit)."""
+        self.clusters = 0
+        """Rotations added (a game added alone is a rotation of its own)."""
+        self.games = 0
+
+    @property
+    def bots(self) -> tuple[int, ...]:
+        """Every bot id seen, in order of appearance."""
+        return tuple(self._ids)
+
+    def add_games(
+        self, games: Iterable[GameTriple], rotations: Sequence[Hashable] | None = None
+    ) -> None:
+        """Games ``(a, b, score of a)``; bots appear on their first game.
+
+        ``rotations`` names each game's rotation (one deal played in every seat
+        order): games of one rotation are correlated, and the interval counts them as
+        one cluster. A rotation's games must come in one call. Without ``rotations``
+        every game is a rotation of its own.
+
+        Raises LadderError for a bot playing itself, a score other than 0, ½ or 1, or
+        ``rotations`` of another length than ``games``; then nothing is added.
+        """
+        triples = list(games)
+        if rotations is not None and len(rotations) != len(triples):
+            raise LadderError(
+                f"{len(rotations)} rotation names for {len(triples)} games; need one per game"
+            )
+        first, second, score = self._arrays(triples)
+        if score.size == 0:
+            return
+        if rotations is None:
+            cluster = np.arange(score.size)
+        else:
+            numbers: dict[Hashable, int] = {}
+            cluster = np.array([numbers.setdefault(r, len(numbers)) for r in rotations])
+        lower, higher, lower_points = _by_lower(first, second, score)
+        self._count(first, second, score)
+        size = len(self._ids)
+        entries, entry_of_game = np.unique(
+            cluster * (size * size) + lower * size + higher, return_inverse=True
+        )
+        points = np.bincount(entry_of_game, weights=lower_points)
+        played = np.bincount(entry_of_game).astype(np.float64)
+        rows, columns = np.divmod(entries % (size * size), size)
+        np.add.at(self._sums[0], (rows, columns), points**2)
+        np.add.at(self._sums[1], (rows, columns), points * played)
+        np.add.at(self._sums[2], (rows, columns), played**2)
+        self.clusters += int(np.unique(cluster).size)
+
+    def add_rotation(self, games: Iterable[GameTriple]) -> None:
+        """The games of one rotation: ``add_games`` with one rotation name for all.
+
+        Raises LadderError as :meth:`add_games` does.
+        """
+        triples = list(games)
+        self.add_games(triples, [0] * len(triples))
+
+    def _arrays(self, triples: list[GameTriple]) -> tuple[IntArray, IntArray, FloatArray]:
+        """Bot numbers and scores of ``triples``, adding new bots; checks first."""
+        for a, b, points in triples:
+            if a == b:
+                raise LadderError(f"game {(a, b, points)!r} pits bot {a!r} against itself")
+            if points not in (WIN, DRAW, LOSS):
+                raise LadderError(f"game {(a, b, points)!r}: score {points!r} is not 0, 0.5 or 1")
+        for a, b, _ in triples:
+            for bot in (a, b):
+                if bot not in self._index:
+                    self._add_bot(bot)
+        first = np.array([self._index[a] for a, _, _ in triples], dtype=np.int64)
+        second = np.array([self._index[b] for _, b, _ in triples], dtype=np.int64)
+        score = np.array([s for _, _, s in triples], dtype=np.float64)
+        return first, second, score
+
+    def _add_bot(self, bot: int) -> None:
+        self._index[bot] = len(self._ids)
+        self._ids.append(bot)
+        self._wins = np.pad(self._wins, ((0, 1), (0, 1)))
+        self._draws = np.pad(self._draws, ((0, 1), (0, 1)))
+        self._sums = np.pad(self._sums, ((0, 0), (0, 1), (0, 1)))
+        self._strengths = np.append(self._strengths, 0.0)
+
+    def _count(self, first: IntArray, second: IntArray, score: FloatArray) -> None:
+        won, lost = score == WIN, score == LOSS
+        drawn = ~(won | lost)
+        np.add.at(self._wins, (first[won], second[won]), 1.0)
+        np.add.at(self._wins, (second[lost], first[lost]), 1.0)
+        np.add.at(self._draws, (first[drawn], second[drawn]), 1.0)
+        np.add.at(self._draws, (second[drawn], first[drawn]), 1.0)
+        self.games += int(score.size)
+
+    def games_of(self, bot: int) -> int:
+        """The games ``bot`` played (0 for a bot never seen)."""
+        i = self._index.get(bot)
+        if i is None:
+            return 0
+        return int(self._wins[i].sum() + self._wins[:, i].sum() + self._draws[i].sum())
+
+    def refit(self) -> dict[int, LadderRating]:
+        """The ratings of every bot that can be rated, by bot id.
+
+        Rated are the bots of the largest group connected by games (most bots, then
+        most games); the others (no games yet, or only against bots of another group)
+        are left out until a game connects them. When some bot won or lost every game
+        the fit adds virtual draws as :func:`arena.ratings.elo.fit_with_fallback` does.
+        """
+        rated = self._rated_numbers()
+        if rated.size < 2:
+            return {}
+        names = tuple(str(self._ids[i]) for i in rated)
+        counts = PairCounts.from_matrices(
+            names, self._wins[np.ix_(rated, rated)], self._draws[np.ix_(rated, rated)]
+        )
+        sums = self._sums[:, rated][:, :, rated]
+
+        def spread(strengths: FloatArray) -> tuple[FloatArray, int]:
+            return _pair_spread(sums, strengths), self.clusters
+
+        anchor = (
+            Anchor(str(self.anchor), self.anchor_elo)
+            if self.anchor is not None and str(self.anchor) in names
+            else None
+        )
+        start = self._strengths[rated]
+        ratings, _ = fit_with_fallback(
+            lambda prior: hessian_fit(
+                counts,
+                spread,
+                anchor=anchor,
+                confidence=self.confidence,
+                prior_draws=prior,
+                start=start,
+            )
+        )
+        self._strengths[rated] = ratings.elo / ELO_PER_LOGIT
+        played = counts.games_played()
+        return {
+            self._ids[number]: LadderRating(
+                elo=float(ratings.elo[k]) + (0.0 if anchor else self.anchor_elo),
+                lower=float(ratings.lower[k]) + (0.0 if anchor else self.anchor_elo),
+                upper=float(ratings.upper[k]) + (0.0 if anchor else self.anchor_elo),
+                games=int(played[k]),
+            )
+            for k, number in enumerate(rated)
+        }
+
+    def _rated_numbers(self) -> IntArray:
+        played = self._wins + self._wins.T + self._draws
+        if played.shape[0] < 2:
+            return np.zeros(0, dtype=np.int64)
+        parts, label = csgraph.connected_components(sparse.csr_matrix(played > 0), directed=False)
+        size = np.bincount(label, minlength=parts)
+        games = np.bincount(label, weights=played.sum(axis=1), minlength=parts)
+        best = max(range(parts), key=lambda part: (size[part], games[part], -part))
+        result: IntArray = np.flatnonzero(label == best)
+        return result
+
+    def to_bytes(self) -> bytes:
+        """The whole state as a NumPy ``.npz`` archive (arrays only, no pickle)."""
+        buffer = io.BytesIO()
+        np.savez_compressed(
+            buffer,
+            version=np.array([_STATE_VERSION]),
+            ids=np.array(self._ids, dtype=np.int64),
+            wins=self._wins,
+            draws=self._draws,
+            sums=self._sums,
+            strengths=self._strengths,
+            totals=np.array([self.clusters, self.games], dtype=np.int64),
+            settings=np.array(
+                [
+                    self.confidence,
+                    self.anchor_elo,
+                    math.nan if self.anchor is None else float(self.anchor),
+                ]
+            ),
+        )
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> IncrementalElo:
+        """The state :meth:`to_bytes` wrote.
+
+        Raises LadderError when ``data`` is not such a state.
+        """
+        try:
+            if not data.startswith(b"PK"):
+                raise ValueError("not a NumPy .npz archive")
+            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+                arrays = {name: archive[name] for name in archive.files}
+            version = int(arrays["version"][0])
+            if version != _STATE_VERSION:
+                raise LadderError(f"ladder rating state of version {version!r}; need 1")
+            confidence, anchor_elo, anchor = (float(x) for x in arrays["settings"])
+            result = cls(
+                confidence=confidence,
+                anchor=None if math.isnan(anchor) else int(anchor),
+                anchor_elo=anchor_elo,
+            )
+            ids = [int(bot) for bot in arrays["ids"]]
+            n = len(ids)
+            shapes = {
+                "wins": (n, n),
+                "draws": (n, n),
+                "sums": (3, n, n),
+                "strengths": (n,),
+            }
+            for name, shape in shapes.items():
+                if arrays[name].shape != shape:
+                    raise LadderError(
+                        f"ladder rating state: {name} has shape {arrays[name].shape}, need {shape}"
+                    )
+            if len(set(ids)) != n:
+                raise LadderError(f"ladder rating state: bot ids repeat: {ids!r}")
+        except (KeyError, ValueError, IndexError, EOFError, OSError, zipfile.BadZipFile) as error:
+            raise LadderError(f"not a ladder rating state ({len(data)} bytes): {error}") from None
+        result._ids = ids
+        result._index = {bot: i for i, bot in enumerate(ids)}
+        result._wins = arrays["wins"].astype(np.float64)
+        result._draws = arrays["draws"].astype(np.float64)
+        result._sums = arrays["sums"].astype(np.float64)
+        result._strengths = arrays["strengths"].astype(np.float64)
+        result.clusters, result.games = (int(x) for x in arrays["totals"])
+        return result
+
+
+def _by_lower(
+    first: IntArray, second: IntArray, score: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """Each game's pair as (lower number, higher number) and the lower bot's points."""
+    lower = np.minimum(first, second)
+    higher = np.maximum(first, second)
+    points: FloatArray = np.where(first == lower, score, 1.0 - score)
+    return lower, higher, points
+
+
+def _pair_spread(sums: FloatArray, strengths: FloatArray) -> FloatArray:
+    """The clustered spread ``J`` from the per-pair sums at ``strengths`` (logits)."""
+    a, b, n = sums
+    expected = expit(strengths[:, None] - strengths[None, :])
+    weight = a - 2.0 * expected * b + expected**2 * n
+    weight = weight + weight.T
+    result: FloatArray = np.diag(weight.sum(axis=1)) - weight
+    return result

@@ -1,0 +1,259 @@
+"""The continuous ladder on the web (issue 18), read-only.
+
+A game's ladders (standings with 95% intervals, bot status, running version tests) are
+on ``/games/GAME`` and ``GET /api/ladders/GAME``; a bot's ladder ratings over time and
+its version tests on ``/bots/NAME``, ``GET /api/bots/NAME/ladder`` and the plot
+``GET /api/bots/NAME/ladder.png``. Starting and stopping a ladder stays on the command
+line (``arena ladder start|stop``); an owner stops a test with ``arena ladder stop-test``
+or, with a token, ``POST /api/bots/NAME@V/regression-tests/stop``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Response
+from pydantic import BaseModel
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from arena.errors import NotFoundError
+from arena.ladder.service import TestLine, describe_tests, standings, stored_games
+from arena.store.bots import parse_reference
+from arena.store.ladders import all_ladders, rating_history, regression_tests
+from arena.store.models import BotVersion, Ladder
+from arena.web import schemas
+from arena.web.api import WRITE_ERRORS, Owner, check_owner
+from arena.web.app import WebContext, context, plain_url
+from engines.registry import get_game
+
+router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)], tags=["ladders"])
+Context = Annotated[WebContext, Depends(context)]
+ERRORS: dict[int | str, dict[str, object]] = {
+    status: {"model": schemas.ErrorMessage} for status in (404, 422)
+}
+
+
+class LadderStanding(BaseModel):
+    """One bot of a ladder: its latest rating (None before its first) and status."""
+
+    bot_id: int
+    label: str
+    rating: float | None
+    lower: float | None
+    upper: float | None
+    games: int
+    status: str
+    """active | retired | suspended: REASON."""
+
+
+class VersionTest(BaseModel):
+    """A version regression test: the candidate's SPRT against its predecessor."""
+
+    id: int
+    ladder: str
+    candidate: str
+    baseline: str
+    status: str
+    """running | accepted-H0 | accepted-H1 | stopped."""
+    llr: float
+    lower_bound: float
+    upper_bound: float
+    games: int
+    pentanomial: list[int]
+    """Pairs LL, LD, WL, DD, WD, WW."""
+    message: str | None
+
+
+class GameLadder(BaseModel):
+    """A ladder of one game, seat count and time-control class."""
+
+    id: int
+    tournament_id: int
+    game: str
+    seats: int
+    time_class: str
+    status: str
+    """running | stopped."""
+    games: int
+    standings: list[LadderStanding]
+    tests: list[VersionTest]
+    """Its running tests."""
+
+
+class RatingPoint(BaseModel):
+    at: datetime
+    rating: float
+    lower: float
+    upper: float
+    games: int
+
+
+class RatingHistory(BaseModel):
+    """One bot version's ratings on one ladder, oldest first."""
+
+    bot: str
+    ladder_id: int
+    ladder: str
+    points: list[RatingPoint]
+
+
+class BotLadders(BaseModel):
+    """Every version of a bot on the ladders: rating histories and version tests."""
+
+    name: str
+    histories: list[RatingHistory]
+    tests: list[VersionTest]
+
+
+def ladder_name(ladder: Ladder) -> str:
+    return f"{ladder.game} {ladder.time_class}, {ladder.seats} seats"
+
+
+def _test(line: TestLine) -> VersionTest:
+    return VersionTest(
+        id=line.id,
+        ladder=line.ladder,
+        candidate=line.candidate,
+        baseline=line.baseline,
+        status=line.status,
+        llr=line.llr,
+        lower_bound=line.lower_bound,
+        upper_bound=line.upper_bound,
+        games=line.games,
+        pentanomial=list(line.counts),
+        message=line.message,
+    )
+
+
+def game_ladders(engine: Engine, game: str) -> list[GameLadder]:
+    """The ladders of ``game`` (running ones first).
+
+    Raises UnknownGameError for a game that does not exist.
+    """
+    name = get_game(game).name
+    found = []
+    with Session(engine) as session:
+        for ladder, tournament in all_ladders(session):
+            if ladder.game != name:
+                continue
+            assert ladder.id is not None
+            running = regression_tests(session, ladder_id=ladder.id, running=True)
+            found.append(
+                GameLadder(
+                    id=ladder.id,
+                    tournament_id=ladder.tournament_id,
+                    game=ladder.game,
+                    seats=ladder.seats,
+                    time_class=ladder.time_class,
+                    status=str(tournament.status),
+                    games=stored_games(session, ladder),
+                    standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
+                    tests=[_test(line) for line in describe_tests(session, running)],
+                )
+            )
+    return sorted(found, key=lambda ladder: (ladder.status != "running", ladder.id))
+
+
+def bot_ladders(engine: Engine, reference: str) -> BotLadders:
+    """The ladder histories and version tests of every version of the bot ``reference``
+    names (``NAME`` or ``NAME@V``).
+
+    Raises NotFoundError for an unknown bot, BotRegistryError for a malformed reference.
+    """
+    name, _ = parse_reference(reference)
+    with Session(engine) as session:
+        versions = session.exec(
+            select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
+        ).all()
+        if not versions:
+            raise NotFoundError(f"no bot {reference!r}")
+        histories = []
+        tests = {}
+        for bot in versions:
+            assert bot.id is not None
+            for ladder, rows in rating_history(session, bot.id):
+                assert ladder.id is not None
+                points = [
+                    RatingPoint(
+                        at=row.at,
+                        rating=row.rating,
+                        lower=row.lower,
+                        upper=row.upper,
+                        games=row.games,
+                    )
+                    for row in rows
+                ]
+                histories.append(
+                    RatingHistory(
+                        bot=bot.label,
+                        ladder_id=ladder.id,
+                        ladder=ladder_name(ladder),
+                        points=points,
+                    )
+                )
+            for test in regression_tests(session, bot_id=bot.id):
+                tests[test.id] = test
+        lines = describe_tests(session, sorted(tests.values(), key=lambda t: -(t.id or 0)))
+    return BotLadders(name=name, histories=histories, tests=[_test(line) for line in lines])
+
+
+@router.get("/ladders/{game}", response_model=list[GameLadder], responses=ERRORS)
+def ladders_of_game(ctx: Context, game: str) -> list[GameLadder]:
+    """The game's ladders: standings with 95% intervals, bot status, running version
+    tests (``arena ladder show``)."""
+    return game_ladders(ctx.engine, game)
+
+
+@router.get("/bots/{reference}/ladder", response_model=BotLadders, responses=ERRORS)
+def ladders_of_bot(ctx: Context, reference: str) -> BotLadders:
+    """The bot's ladder rating histories and version tests, all versions
+    (``arena bots show``)."""
+    return bot_ladders(ctx.engine, reference)
+
+
+@router.get(
+    "/bots/{reference}/ladder.png",
+    responses={**ERRORS, 200: {"content": {"image/png": {}}, "description": "the history"}},
+    response_class=Response,
+)
+def ladder_plot(ctx: Context, reference: str) -> Response:
+    """The bot's ladder ratings over time with their 95% band (``arena bots show --plot``)."""
+    from arena.ladder.plot import history_png
+
+    name, _ = parse_reference(reference)
+    with Session(ctx.engine) as session:
+        versions = session.exec(select(BotVersion).where(BotVersion.name == name)).all()
+        if not versions:
+            raise NotFoundError(f"no bot {reference!r}")
+        histories = [
+            (ladder, rows)
+            for bot in versions
+            if bot.id is not None
+            for ladder, rows in rating_history(session, bot.id)
+        ]
+    return Response(
+        history_png(name, histories), media_type="image/png", headers={"Cache-Control": "no-cache"}
+    )
+
+
+@router.post(
+    "/bots/{reference}/regression-tests/stop",
+    response_model=list[VersionTest],
+    responses=WRITE_ERRORS,
+)
+def stop_tests(ctx: Context, account: Owner, reference: str) -> list[VersionTest]:
+    """Stop the running regression tests of one of the token's bot versions
+    (``NAME@V``); returns its tests."""
+    from arena.ladder.service import stop_regression_tests
+    from arena.store.bots import find_bot
+    from arena.store.db import session_scope
+
+    with session_scope(ctx.engine) as session:
+        bot = find_bot(session, reference)
+        check_owner(bot, account)
+        stop_regression_tests(session, bot, why=f"stopped by its owner {account.name}")
+        assert bot.id is not None
+        lines = describe_tests(session, regression_tests(session, bot_id=bot.id))
+        return [_test(line) for line in lines]
