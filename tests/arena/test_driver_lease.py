@@ -122,8 +122,10 @@ def test_a_driver_taken_over_stores_nothing_more(
     # Presumed dead (say, a heartbeat lost for minutes), the driver was taken over; its
     # next batch must not land after the new holder's, nor overwrite its state.
     import arena.tournament.driver as driver_module
+    import arena.tournament.execution as execution_module
 
     monkeypatch.setattr(driver_module, "FLUSH_GAMES", 5)
+    monkeypatch.setattr(execution_module, "LOCAL_MAX_CHUNK_GAMES", 2)  # flushes come often
     db = str(tmp_path / "arena.db")
     tournament_id = small_tournament(db, games=60)
     engine = open_database(db)

@@ -184,7 +184,8 @@ def test_the_owner_stops_a_test_and_a_retired_baseline_stops_it_too(tmp_path: Pa
         remove_bot(session, "mine@1", game=GAME)
     with LadderPlayer(engine, executor="local", tables=2, seed=3) as player:
         player.play_batch(ladder_id)
-    code, out, _ = arena(db, "ladder", "show", GAME, "--time-control", "unlimited")
+    code, shown, _ = arena(db, "ladder", "show", GAME, "--time-control", "unlimited")
+    out = " ".join(shown.split())  # as one line, wherever the console wrapped it
     assert "mine@2 vs mine@1: stopped" in out and "mine@1@1" not in out
     assert "mine@1 no longer plays" in out
     assert "mine@3 vs mine@2: stopped" in out and "stopped by its owner" in out
