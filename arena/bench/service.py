@@ -107,10 +107,13 @@ def tournament_speed(
         )
         executor_start = 0.0
         if executor == "ray":
+            from arena.tournament.cluster import live_address
             from arena.tournament.execution import RayExecutor
 
             probe = time.perf_counter()
-            RayExecutor(workers=workers).start()  # the runner reuses the running instance
+            # Joins the warm local cluster when it runs, as the runner would; the runner
+            # then reuses this connection.
+            RayExecutor(workers=workers, address=live_address()).start()
             executor_start = time.perf_counter() - probe
         summary = runner.run()
         finished = time.perf_counter()

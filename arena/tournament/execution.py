@@ -39,6 +39,7 @@ from arena.play.records import new_record
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
+from arena.tournament.cluster import live_address
 from bots.base import Bot
 from engines.core import State
 from engines.outcome import ForfeitReason
@@ -769,7 +770,8 @@ def make_executor(
     announce: Callable[[str], None] = lambda line: None,
 ) -> Executor:
     """The executor ``kind`` (one of :data:`EXECUTORS`); ``announce`` receives one line
-    naming the executor that plays and why.
+    naming the executor that plays and why. ``ray`` without an ``address`` joins the warm
+    local cluster (``arena cluster start``) when it runs, else starts Ray here.
 
     Raises:
         ExecutionError: an unknown kind.
@@ -778,6 +780,11 @@ def make_executor(
         return AutoExecutor(workers=workers, address=address, announce=announce)
     if kind not in EXECUTORS:
         raise ExecutionError(f"unknown executor {kind!r} (executors: {', '.join(EXECUTORS)})")
+    if kind == "ray" and not address:
+        warm = live_address()
+        if warm is not None:
+            announce(f"executor: ray (the warm local cluster at {warm})")
+            return RayExecutor(workers=workers, address=warm)
     announce(f"executor: {kind} (as asked)")
     if kind == "local":
         return LocalExecutor()
