@@ -194,8 +194,12 @@ def check_port(port: int) -> None:
             f"{RAY_WORKER_PORTS.stop - 1}); choose another, or --port 0 for a free one"
         )
     with socket.socket() as sock:
+        # As Ray's server binds: a port whose last connections wait out their close
+        # (TIME_WAIT, after a cluster died) is free to it.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("", port))
+            sock.listen()
         except OSError as exc:
             raise ClusterError(
                 f"port {port!r} is in use ({exc.strerror}); choose another with --port, "
