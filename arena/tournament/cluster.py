@@ -240,7 +240,9 @@ def start(*, cpus: int | None = None, port: int = DEFAULT_PORT) -> WarmCluster:
     temp_dir.mkdir(parents=True)
     log = log_file()
     command = [
-        str(Path(sys.executable).with_name("ray")),
+        sys.executable,  # the arena's Python, whichever `ray` is first on the PATH
+        "-m",
+        "ray.scripts.scripts",
         "start",
         "--head",
         f"--port={port}",
