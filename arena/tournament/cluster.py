@@ -70,8 +70,11 @@ class WarmCluster:
         dir (so a pid reused by another program never counts)."""
         marker = f"--temp-dir={self.temp_dir}".encode()
         session = f"{self.temp_dir}/session_".encode()
+        proc = Path("/proc")
+        if not proc.is_dir():  # not Linux: the head alone, by its pid
+            return [self.pid] if _exists(self.pid) else []
         found = []
-        for entry in Path("/proc").iterdir():
+        for entry in proc.iterdir():
             if not entry.name.isdigit():
                 continue
             try:
@@ -237,7 +240,11 @@ def start(*, cpus: int | None = None, port: int = DEFAULT_PORT) -> WarmCluster:
     cpus = cpus or os.cpu_count() or 1
     temp_dir = _temp_dir()
     shutil.rmtree(temp_dir, ignore_errors=True)
-    temp_dir.mkdir(parents=True)
+    try:
+        temp_dir.mkdir(parents=True)
+        state_dir().mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ClusterError(f"cannot make the cluster's directories: {exc}") from None
     log = log_file()
     command = [
         sys.executable,  # the arena's Python, whichever `ray` is first on the PATH
@@ -315,6 +322,16 @@ def _end(cluster: WarmCluster) -> None:
             os.kill(pid, signal.SIGKILL)
     while cluster.processes() and time.monotonic() < deadline + STOP_GRACE_SECONDS:
         time.sleep(0.2)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _read(path: Path) -> str:
