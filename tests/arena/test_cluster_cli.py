@@ -175,6 +175,10 @@ def test_a_warm_cluster_serves_a_tournament_and_a_stale_one_is_replaced(tmp_path
         assert "nodes: 1, CPUs: 2" in status.stdout
         node_id = re.findall(r"^\s+\S+\s+([0-9a-f]{40,})\s+2 CPUs$", status.stdout, re.M)
         assert len(node_id) == 1, status.stdout
+        named = cli("cluster", "status", "--address", address)
+        assert named.returncode == 0, named.stderr
+        assert f"running: the Ray cluster at {address}" in named.stdout
+        assert f"{node_id[0]}  2 CPUs" in named.stdout
 
         run = cli(
             "tournament", "run", "--game", "koenigsgarten", "-b", "random", "-b", "first-legal",
