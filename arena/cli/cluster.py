@@ -23,8 +23,10 @@ def start(
         int, typer.Option(help="the head's port, which other machines join; 0 for a free one")
     ] = 6379,
 ) -> None:
-    """Start a local Ray head in the background and wait until it answers; tournaments
-    with `--executor ray` then join it. Starting it when it runs says so."""
+    """Start a local Ray head in the background; wait until it answers.
+
+    Tournaments with `--executor ray` (and no --ray-address) then join it. Starting it
+    when it runs says so."""
     from arena.tournament import cluster
 
     running = cluster.read_state()
@@ -46,8 +48,10 @@ def start(
 
 @app.command("stop")
 def stop() -> None:
-    """Stop the warm local cluster: its processes (only those of its temp dir), its temp
-    dir and its state file."""
+    """Stop the warm local cluster.
+
+    Ends its processes (only those naming its temp dir), removes its temp dir and its
+    state file."""
     from arena.tournament import cluster
 
     running = cluster.read_state()
@@ -66,8 +70,9 @@ def status(
         str | None, typer.Option(help="a cluster's HOST:PORT (default: the warm local one)")
     ] = None,
 ) -> None:
-    """Whether the cluster runs: its address, nodes and CPUs, how long it is up. Exit
-    code 0 when it runs, 1 when it does not."""
+    """Whether the cluster runs (exit code 0) or not (1).
+
+    Prints its address, nodes and CPUs, and how long the warm local one is up."""
     from arena.tournament import cluster
 
     if address is None:
