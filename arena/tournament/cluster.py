@@ -15,6 +15,7 @@ cheap enough for every tournament that asks for Ray.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -229,6 +231,11 @@ def start(*, cpus: int | None = None, port: int = DEFAULT_PORT) -> WarmCluster:
     from arena.optional import require
 
     require("ray", extra="ray")
+    with _locked():
+        return _start(cpus=cpus, port=port)
+
+
+def _start(*, cpus: int | None, port: int) -> WarmCluster:
     previous = read_state()
     if previous is not None and previous.alive():
         raise ClusterError(f"a warm local cluster runs already at {previous.address}")
@@ -242,7 +249,6 @@ def start(*, cpus: int | None = None, port: int = DEFAULT_PORT) -> WarmCluster:
     shutil.rmtree(temp_dir, ignore_errors=True)
     try:
         temp_dir.mkdir(parents=True)
-        state_dir().mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ClusterError(f"cannot make the cluster's directories: {exc}") from None
     log = log_file()
@@ -305,9 +311,24 @@ def _last_words(output: str) -> str:
 def stop(cluster: WarmCluster) -> None:
     """End the cluster's processes (the head drains first), remove its temp dir and the
     state file."""
-    _end(cluster)
-    shutil.rmtree(cluster.temp_dir, ignore_errors=True)
-    state_file().unlink(missing_ok=True)
+    with _locked():
+        _end(cluster)
+        shutil.rmtree(cluster.temp_dir, ignore_errors=True)
+        state_file().unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """Hold the state dir's lock: two starts at once would share a temp dir (the second
+    waits, then finds the first running)."""
+    try:
+        state_dir().mkdir(parents=True, exist_ok=True)
+        lock = (state_dir() / "cluster.lock").open("w")
+    except OSError as exc:
+        raise ClusterError(f"cannot lock the cluster's state dir: {exc}") from None
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _end(cluster: WarmCluster) -> None:
