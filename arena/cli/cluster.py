@@ -90,7 +90,7 @@ def status(
         address = running.address
         _say(
             f"running: the warm local cluster at {address}, up {_duration(running.uptime())} "
-            f"(pid {running.pid})"
+            f"(pid {running.pid}, {running.python or 'Python unknown'})"
         )
     elif cluster.port_answers(address):
         _say(f"running: the Ray cluster at {address}")

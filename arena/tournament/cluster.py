@@ -66,6 +66,9 @@ class WarmCluster:
     cpus: int
     started: float
     """When it answered, in seconds since the epoch."""
+    python: str = ""
+    """The interpreter that runs it (``sys.executable`` of ``arena cluster start``): its
+    workers play with that installation of arena and Ray."""
 
     def processes(self) -> list[int]:
         """The live processes of this cluster: those whose command line names its temp
@@ -159,14 +162,22 @@ def read_state() -> WarmCluster | None:
         raise ClusterError(f"cannot read the cluster state file {str(path)!r}: {exc}") from None
 
 
-def live_address() -> str | None:
-    """The address of the warm local cluster when it runs, else None (no state file, a
-    stale one, or one that cannot be read: a tournament then starts its own Ray)."""
+def live_cluster() -> WarmCluster | None:
+    """The warm local cluster when it runs, else None (no state file, a stale one, or
+    one that cannot be read)."""
     try:
         cluster = read_state()
     except ClusterError:
         return None
-    return cluster.address if cluster is not None and cluster.alive() else None
+    return cluster if cluster is not None and cluster.alive() else None
+
+
+def live_address() -> str | None:
+    """The address of the warm local cluster when it runs on this interpreter, else
+    None: a tournament then starts its own Ray. A cluster another installation started
+    (another checkout or virtual environment) would play with that one's code."""
+    cluster = live_cluster()
+    return cluster.address if cluster is not None and cluster.python == sys.executable else None
 
 
 def port_answers(address: str, timeout: float = 5.0) -> bool:
@@ -289,7 +300,9 @@ def _await_head(head: subprocess.Popen[bytes], temp_dir: Path, port: int, cpus: 
             found = re.search(r"Local node IP: (\S+)", said)
             address = f"{found.group(1) if found else '127.0.0.1'}:{port}"
             if port_answers(address):
-                return WarmCluster(address, head.pid, str(temp_dir), cpus, time.time())
+                return WarmCluster(
+                    address, head.pid, str(temp_dir), cpus, time.time(), sys.executable
+                )
         if head.poll() is not None:
             _end(WarmCluster("", head.pid, str(temp_dir), cpus, 0.0))
             raise ClusterError(f"Ray did not start: {_last_words(said)} (see {log_file()})")

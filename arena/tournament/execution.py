@@ -39,7 +39,7 @@ from arena.play.records import new_record
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
-from arena.tournament.cluster import live_address
+from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
 from engines.core import State
 from engines.outcome import ForfeitReason
@@ -780,11 +780,16 @@ def make_executor(
         return AutoExecutor(workers=workers, address=address, announce=announce)
     if kind not in EXECUTORS:
         raise ExecutionError(f"unknown executor {kind!r} (executors: {', '.join(EXECUTORS)})")
-    if kind == "ray" and not address:
-        warm = live_address()
-        if warm is not None:
-            announce(f"executor: ray (the warm local cluster at {warm})")
-            return RayExecutor(workers=workers, address=warm)
+    warm = live_cluster() if kind == "ray" and not address else None
+    if warm is not None and warm.address == live_address():
+        announce(f"executor: ray (the warm local cluster at {warm.address})")
+        return RayExecutor(workers=workers, address=warm.address)
+    if warm is not None:
+        announce(
+            f"executor: ray (as asked; not the warm local cluster at {warm.address}: it runs "
+            f"{warm.python or 'another Python'}, this is {sys.executable})"
+        )
+        return RayExecutor(workers=workers)
     announce(f"executor: {kind} (as asked)")
     if kind == "local":
         return LocalExecutor()

@@ -60,9 +60,9 @@ def fake_head(temp_dir: Path) -> Iterator[subprocess.Popen[bytes]]:
         process.wait()
 
 
-def record(temp_dir: Path, pid: int, address: str) -> None:
+def record(temp_dir: Path, pid: int, address: str, python: str = sys.executable) -> None:
     cluster.state_dir().mkdir(parents=True, exist_ok=True)
-    recorded = cluster.WarmCluster(address, pid, str(temp_dir), 2, 0.0)
+    recorded = cluster.WarmCluster(address, pid, str(temp_dir), 2, 0.0, python)
     cluster.state_file().write_text(json.dumps(asdict(recorded)))
 
 
@@ -112,6 +112,15 @@ def test_executor_ray_joins_the_warm_cluster_when_it_runs(state: Path) -> None:
         # A named cluster wins over the warm one.
         executor = make_executor("ray", workers=2, address="10.0.0.9:6379", announce=print)
         assert isinstance(executor, RayExecutor) and executor.address == "10.0.0.9:6379"
+        # Another installation's cluster would play with its code: not joined.
+        record(state / "ray", head.pid, address, python="/elsewhere/.venv/bin/python")
+        announced.clear()
+        executor = make_executor("ray", workers=2, address=None, announce=announced.append)
+        assert isinstance(executor, RayExecutor) and executor.address is None
+        assert announced == [
+            f"executor: ray (as asked; not the warm local cluster at {address}: it runs "
+            f"/elsewhere/.venv/bin/python, this is {sys.executable})"
+        ]
 
 
 def test_start_refuses_a_port_in_use_and_ray_worker_ports(state: Path) -> None:
