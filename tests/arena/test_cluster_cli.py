@@ -88,6 +88,21 @@ def test_a_stale_state_file_is_reported_and_stop_removes_it(state: Path) -> None
     assert not cluster.state_file().exists()
 
 
+def test_stop_ends_the_processes_of_its_temp_dir_only(state: Path, tmp_path: Path) -> None:
+    with (
+        socket.create_server(("127.0.0.1", 0)) as server,
+        fake_head(state / "ray") as head,
+        fake_head(tmp_path / "another-ray") as other,
+    ):
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+        record(state / "ray", head.pid, address)
+        code, out, _ = arena("cluster", "stop")
+        assert code == 0 and f"stopped the warm local cluster at {address}" in out
+        assert head.wait(timeout=GENEROUS_SECONDS) == -signal.SIGTERM
+        assert other.poll() is None  # another cluster's process: left alone
+        assert not cluster.state_file().exists()
+
+
 def test_a_port_that_answers_without_the_head_is_not_the_cluster(state: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server, fake_head(state / "ray") as head:
         address = f"127.0.0.1:{server.getsockname()[1]}"
