@@ -42,3 +42,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.dispose()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_state_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The arena's state dir is the session's own: a test with ``--executor ray`` never
+    joins a warm cluster the developer started (``arena cluster start``)."""
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))

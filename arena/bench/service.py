@@ -107,10 +107,13 @@ def tournament_speed(
         )
         executor_start = 0.0
         if executor == "ray":
+            from arena.tournament.cluster import live_address
             from arena.tournament.execution import RayExecutor
 
             probe = time.perf_counter()
-            RayExecutor(workers=workers).start()  # the runner reuses the running instance
+            # Joins the warm local cluster when it runs, as the runner would; the runner
+            # then reuses this connection.
+            RayExecutor(workers=workers, address=live_address()).start()
             executor_start = time.perf_counter() - probe
         summary = runner.run()
         finished = time.perf_counter()
@@ -143,11 +146,13 @@ class TaskOverhead:
 
 def ray_task_overhead(tasks: int = 200) -> TaskOverhead:
     """The round trip of a Ray task that plays an empty chunk: scheduling, shipping the
-    arguments and the result, on a running local Ray instance (started if needed)."""
+    arguments and the result, on a running local Ray instance (the warm local cluster
+    when it runs, else started if needed)."""
     import statistics
 
     import ray
 
+    from arena.tournament.cluster import live_address
     from arena.tournament.execution import (
         TARGET_CHUNK_SECONDS,
         RayExecutor,
@@ -155,7 +160,7 @@ def ray_task_overhead(tasks: int = 200) -> TaskOverhead:
         play_chunk,
     )
 
-    RayExecutor().start()
+    RayExecutor(address=live_address()).start()
     task = ray.remote(num_cpus=1)(play_chunk)
     context = ray.put(TournamentContext(0, "koenigsgarten", {}, 2, {}))
     ray.get(task.remote(context, []))  # warm a worker up

@@ -110,6 +110,9 @@ COMMANDS = {
     ),
     "deals": Subcommand("deals", "app", "Make deal files: the same deals for several tournaments."),
     "bench": Subcommand("bench", "app", "Measure speed; figures go into docs/benchmarks.md."),
+    "cluster": Subcommand(
+        "cluster", "app", "Keep a local Ray cluster warm for `--executor ray`: start, stop, status."
+    ),
     "solve": Subcommand(
         "solve", "app", "Solve one deal of a patience, or a Königsgarten position, exactly."
     ),

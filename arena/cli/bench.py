@@ -124,9 +124,11 @@ def tournament(
     import os
 
     from arena.bench.service import hand_written_loop, raw_playout_rate, tournament_speed
+    from arena.tournament.cluster import live_address
     from arena.tournament.progress import DEFAULT_RATING_INTERVAL
 
     participants = bot or ["random", "random:seed=1"]
+    warm = live_address() if executor == "ray" else None
     runs = [
         (count, interval)
         for count in workers or [2]
@@ -134,7 +136,7 @@ def tournament(
     ]
     table = Table(
         title=f"{game} round robin, {' vs '.join(participants)}, {games} games per pairing, "
-        f"{executor} executor"
+        f"{executor} executor" + (f" (the warm local cluster at {warm})" if warm else "")
     )
     for column in (
         "workers",

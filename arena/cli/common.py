@@ -20,7 +20,8 @@ EXECUTORS = ("auto", "processes", "ray", "local")
 test keeps the two equal)."""
 EXECUTOR_HELP = (
     "auto (default: here, or worker processes when they pay for their start; Ray with "
-    "--ray-address) | processes | ray | local; the run says which played and why"
+    "--ray-address) | processes | ray (the warm `arena cluster start` one, else a fresh "
+    "local Ray) | local; the run says which played and why"
 )
 
 DbOption = Annotated[

@@ -39,6 +39,7 @@ from arena.play.records import new_record
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotLoadError, BotSpec, instantiate
+from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
 from engines.core import State
 from engines.outcome import ForfeitReason
@@ -769,7 +770,8 @@ def make_executor(
     announce: Callable[[str], None] = lambda line: None,
 ) -> Executor:
     """The executor ``kind`` (one of :data:`EXECUTORS`); ``announce`` receives one line
-    naming the executor that plays and why.
+    naming the executor that plays and why. ``ray`` without an ``address`` joins the warm
+    local cluster (``arena cluster start``) when it runs, else starts Ray here.
 
     Raises:
         ExecutionError: an unknown kind.
@@ -778,6 +780,16 @@ def make_executor(
         return AutoExecutor(workers=workers, address=address, announce=announce)
     if kind not in EXECUTORS:
         raise ExecutionError(f"unknown executor {kind!r} (executors: {', '.join(EXECUTORS)})")
+    warm = live_cluster() if kind == "ray" and not address else None
+    if warm is not None and warm.address == live_address():
+        announce(f"executor: ray (the warm local cluster at {warm.address})")
+        return RayExecutor(workers=workers, address=warm.address)
+    if warm is not None:
+        announce(
+            f"executor: ray (as asked; not the warm local cluster at {warm.address}: it runs "
+            f"{warm.python or 'another Python'}, this is {sys.executable})"
+        )
+        return RayExecutor(workers=workers)
     announce(f"executor: {kind} (as asked)")
     if kind == "local":
         return LocalExecutor()
