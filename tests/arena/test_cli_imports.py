@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import engines
 import engines.cards
-from arena.cli import COMMANDS, ArenaGroup, app, build_command
+from arena.cli import COMMANDS, ArenaGroup, app, build_command, root_options
 from arena.cli import bots as bots_cli
 from arena.cli import report as report_cli
 from arena.cli import tournament as tournament_cli
@@ -106,8 +106,9 @@ def eager_app() -> typer.Typer:
         help=app.info.help,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
     )
+    eager.callback()(root_options)
     for name, entry in COMMANDS.items():
         target = getattr(importlib.import_module(f"arena.cli.{entry.module}"), entry.attribute)
         if isinstance(target, typer.Typer):
