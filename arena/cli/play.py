@@ -137,15 +137,17 @@ def _registered_bots(
     from arena.cli.common import database
     from arena.errors import NotFoundError
     from arena.players.loader import instantiate
-    from arena.store.bots import find_bot, spec_of
+    from arena.store.bots import close_bots, find_bot, spec_of
     from arena.store.db import resolve_url
     from bots.registry import all_bot_kinds
+    from engines.errors import did_you_mean
 
     kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
     url = resolve_url(db)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        close = did_you_mean(seats[0][0].partition("@")[0], kinds.split(", "))
         raise NotFoundError(
-            f"unknown bot: {seats[0][0]!r} (built-in kinds for {game.name}: {kinds}; "
+            f"unknown bot: {seats[0][0]!r} ({close}built-in kinds for {game.name}: {kinds}; "
             f"no database of registered bots at {url.removeprefix('sqlite:///')!r})"
         )
     bots: list[Bot] = []
@@ -154,8 +156,10 @@ def _registered_bots(
             try:
                 stored = find_bot(session, reference, game=game.name)
             except NotFoundError as exc:
+                close = close_bots(session, reference, game.name)
                 raise NotFoundError(
-                    f"unknown bot: {reference!r} (built-in kinds for {game.name}: {kinds}); {exc}"
+                    f"unknown bot: {reference!r} ({close}built-in kinds for {game.name}: "
+                    f"{kinds}); {exc}"
                 ) from None
             bots.append(instantiate(spec_of(stored), time_control=control))
     return bots

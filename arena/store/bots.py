@@ -26,6 +26,7 @@ from sqlmodel import Session, col, func, select
 
 from arena.errors import ArenaError, NotFoundError
 from arena.store.models import BotVersion, GameSeat
+from engines.errors import did_you_mean
 from engines.seeding import MAX_SEED
 
 if TYPE_CHECKING:
@@ -438,6 +439,20 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
     return bot
 
 
+def close_bots(session: Session, reference: str, game: str) -> str:
+    """``"did you mean 'random'? "`` for a misspelt bot of ``game`` (a built-in kind or a
+    registered name), or ``""``."""
+    from bots.registry import all_bot_kinds
+
+    registered = session.exec(
+        select(BotVersion.name)
+        .where(BotVersion.game == game, col(BotVersion.retired).is_(False))
+        .distinct()
+    ).all()
+    name = reference.partition("@")[0].partition(":")[0]
+    return did_you_mean(name, [*(kind.name for kind in all_bot_kinds(game)), *registered])
+
+
 def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
     """A built-in kind (``greedy``, ``greedy:seed=2``; registered on first use under
     :func:`builtin_name`), or else a registered bot (``NAME``, ``NAME@V``). A built-in
@@ -459,17 +474,18 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
         try:
             return find_bot(session, reference, game=game)
         except NotFoundError:
+            game_name = get_game(game).name
+            kinds = ", ".join(kind.name for kind in all_bot_kinds(game_name))
             raise NotFoundError(
                 f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
-                f"built-in kind for {get_game(game).name} (`arena games`)"
+                f"built-in kind for {game_name} ({close_bots(session, reference, game_name)}"
+                f"built-in kinds: {kinds})"
             ) from None
     try:
         kind = get_bot_kind(kind_text, game)
     except UnknownBotError as exc:
-        raise NotFoundError(
-            f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
-            f"built-in kind for {get_game(game).name}: {exc}"
-        ) from None
+        # With parameters it can only be a built-in kind: the kind is the problem.
+        raise NotFoundError(f"bot {reference!r}: {exc}") from None
     try:
         _, given = parse_bot_spec(f"{kind.name}:{param_text}")
         raw = kind.canonical_params(given)
