@@ -16,7 +16,7 @@ from arena.cli.console import console
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
-    from arena.play.records import GameRecord
+    from arena.play.records import GameRecord, MatchRecord
     from arena.play.runner import TimeControl
     from bots.base import Bot
     from engines.core import Action, Game, State
@@ -452,3 +452,18 @@ def replay_command(
         console.print(
             f"{len(rec.actions)} actions valid; {describe_outcome(rec.outcome_value, players)}"
         )
+    if isinstance(loaded, MatchRecord):
+        console.print(f"\n[bold]{_match_result(loaded)}[/]")
+
+
+def _match_result(record: MatchRecord) -> str:
+    """``match (penalties-25): greedy wins; random 36, greedy 0``: as stored."""
+    result = record.result
+    winners = result.winners or ([result.winner] if result.winner is not None else [])
+    verdict = (
+        "drawn"
+        if not winners
+        else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
+    )
+    score = ", ".join(f"{n} {s}" for n, s in zip(record.players, result.score, strict=False))
+    return f"match ({record.match}): {verdict}; {score}"

@@ -22,7 +22,7 @@ from arena.cli.common import (
     parse_assignments,
     write_lines,
 )
-from arena.cli.console import console, error_console
+from arena.cli.console import Verbosity, console, error_console, progress_console, verbosity
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire")
 DEFAULT_RATING_INTERVAL = 100
 
 
-def _report_run(summary: RunSummary, output: str = "text") -> None:
+def _report_run(summary: RunSummary, output: str = "text", *, next_command: bool = True) -> None:
     from arena.store.models import TournamentStatus
 
     if output == "json":
@@ -51,9 +51,13 @@ def _report_run(summary: RunSummary, output: str = "text") -> None:
         f"{summary.scheduled} games stored; {summary.played_now} played in "
         f"{summary.seconds:.1f} s ({summary.games_per_second:,.0f} games/s)"
     )
-    console.print(line)
+    console.print(line, soft_wrap=True)
     if summary.message and summary.status != TournamentStatus.INTERRUPTED:
-        console.print(f"  {summary.message}")
+        console.print(f"  {summary.message}", soft_wrap=True)
+    if summary.stored and summary.status != TournamentStatus.INTERRUPTED and next_command:
+        progress_console(console).print(
+            f"next: `arena report {summary.tournament_id}`", markup=False, highlight=False
+        )
     if summary.status == TournamentStatus.INTERRUPTED:
         error_console.print(
             f"stopped; resume with `arena tournament resume {summary.tournament_id}`"
@@ -254,7 +258,7 @@ def run(
     engine = database(db)
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config, config_source(config_file))
-    shown = console if output == "text" else error_console
+    shown = progress_console(console if output == "text" else error_console)
     shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
     runner = TournamentRunner(
         engine,
@@ -262,6 +266,7 @@ def run(
         console=shown,
         rating_interval=rating_interval,
         on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     )
     _report_run(runner.run(), output)
 
@@ -285,12 +290,13 @@ def resume(
     runner = TournamentRunner(
         engine,
         tournament_id,
-        console=console,
+        console=progress_console(console),
         executor=executor,
         workers=workers,
         ray_address=ray_address,
         rating_interval=rating_interval,
         on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     )
     _report_run(runner.run())
 
@@ -499,10 +505,16 @@ def demo(
     engine = database(db or "demo.db")
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config, "demo")
-    console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    progress_console(console).print(
+        f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})"
+    )
     summary = TournamentRunner(
-        engine, tournament_id, console=console, on_completed=record_final_ratings
+        engine,
+        tournament_id,
+        console=progress_console(console),
+        on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     ).run()
-    _report_run(summary)
+    _report_run(summary, next_command=False)  # the report follows
     console.print()
     emit(tournament_report(engine, tournament_id), "text", None, None)
