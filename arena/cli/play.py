@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli.common import DbOption, EachOption, parse_assignments
+from arena.cli.common import SEED_RULE, DbOption, EachOption, chosen_seed, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
 
@@ -203,7 +202,7 @@ def play(
             help="one per seat: KIND, KIND:key=value,… or a registered NAME[@VERSION]",
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="seed of the deal (default: random)")] = None,
+    seed: Annotated[int | None, typer.Option(help=f"seed of the deal ({SEED_RULE})")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
@@ -281,7 +280,7 @@ def _play(
 
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
-    seed = secrets.randbelow(2**31) if seed is None else seed
+    seed = chosen_seed(seed)
     console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
     setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None, controls)
     if spec.kind == MatchKind.SINGLE:

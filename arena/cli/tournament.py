@@ -16,8 +16,10 @@ from rich.table import Table
 from arena.cli.common import (
     EXECUTOR_HELP,
     EXECUTORS,
+    SEED_RULE,
     DbOption,
     EachOption,
+    chosen_seed,
     database,
     parse_assignments,
     write_lines,
@@ -183,7 +185,10 @@ def run(
         int | None, typer.Option(help="games per pairing or table; deals in solitaire")
     ] = None,
     seats: Annotated[int | None, typer.Option(help="seats per game")] = None,
-    seed: Annotated[int | None, typer.Option(help="the tournament seed")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"the tournament seed ({SEED_RULE}; or the config file's)"),
+    ] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
     ] = None,
@@ -230,6 +235,9 @@ def run(
     config_file, sprt_settings = _split_arguments(arguments or [], sprt)
     if sprt is not None and type_ not in (None, "sprt"):
         raise ArenaError(f"--sprt sets up an SPRT, but --type is {type_!r}")
+    from_file = read_config_file(config_file) if config_file is not None else {}
+    if seed is None and "seed" not in from_file:
+        seed = chosen_seed(None)
     overrides: dict[str, Any] = {
         "game": game,
         "format": type_ or ("sprt" if sprt is not None else None),
@@ -250,8 +258,8 @@ def run(
         "each": each,
     }
     if sprt_settings:
-        from_file = read_config_file(config_file).get("sprt", {}) if config_file else {}
-        overrides["sprt"] = {**(from_file if isinstance(from_file, dict) else {}), **sprt_settings}
+        in_file = from_file.get("sprt", {})
+        overrides["sprt"] = {**(in_file if isinstance(in_file, dict) else {}), **sprt_settings}
     if option:
         overrides["options"] = parse_assignments(option, "option")
     config = load_config(config_file, overrides)
@@ -259,7 +267,10 @@ def run(
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config, config_source(config_file))
     shown = progress_console(console if output == "text" else error_console)
-    shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    shown.print(
+        f"tournament {tournament_id}: {config.label} ({config.format}, {config.game}, "
+        f"seed {config.seed})"
+    )
     runner = TournamentRunner(
         engine,
         tournament_id,
