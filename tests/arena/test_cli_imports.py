@@ -73,7 +73,13 @@ def loaded_modules(
 
 
 def test_importing_the_command_line_help_and_games_load_nothing_heavy(tmp_path: Path) -> None:
-    commands = [("--help",), ("games",), ("tournament", "run", "--help"), ("bench", "--help")]
+    commands = [
+        ("--help",),
+        ("--version",),
+        ("games",),
+        ("tournament", "run", "--help"),
+        ("bench", "--help"),
+    ]
     imported, ran = loaded_modules(*commands, heavy=ALWAYS_HEAVY + DATABASE, cwd=tmp_path)
     assert imported == ran == []
 
