@@ -14,7 +14,6 @@ imports a command's module and builds its parameters only when that command runs
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import re
 import sys
 from dataclasses import dataclass
@@ -340,7 +339,9 @@ def _report_usage_error(exc: UsageError) -> NoReturn:
 
 def _version(value: bool) -> None:
     if value:
-        print(f"arena {importlib.metadata.version('arena')}")
+        from importlib.metadata import version  # not on every start: it is slow to load
+
+        print(f"arena {version('arena')}")
         raise typer.Exit()
 
 
