@@ -43,6 +43,7 @@ from engines.errors import (
     OptionError,
     SeatCountError,
     did_you_mean,
+    short_repr,
 )
 from engines.match import SINGLE_FORMAT, TWO_PLAYER_FORMATS, MatchSpec, parse_match_spec
 from engines.outcome import Outcome
@@ -146,7 +147,7 @@ class Game(ABC, Generic[ActionT, OptionsT]):
                 value = first.get("input")
             else:
                 value = given.get(str(location[0]), first.get("input")) if location else given
-            shown = "" if isinstance(value, Mapping | list | tuple) else f" {_short_repr(value)}"
+            shown = "" if isinstance(value, Mapping | list | tuple) else f" {short_repr(value)}"
             message = str(first["msg"]).removeprefix("Value error, ")
             raise OptionError(
                 f"bad value{shown} for option {where!r} of {self.name}: {message}"
@@ -524,9 +525,3 @@ def play_random(state: StateT, rng: random.Random) -> StateT:
         actions: Sequence[Action] = state.legal_actions()
         state.apply_unchecked(actions[rng.randrange(len(actions))])
     return state
-
-
-def _short_repr(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters: an error message stays one line."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

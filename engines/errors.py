@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class GameError(Exception):
@@ -60,3 +61,10 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(word.strip().lower(), sorted(set(known)), n=3)
     return f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters: an error message stays one short
+    line however big the bad input (a whole deck, a whole config)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

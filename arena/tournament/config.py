@@ -27,7 +27,7 @@ from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
 from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
 from arena.tournament.formats import tournament_format
 from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
-from engines.errors import GameError, OptionError
+from engines.errors import GameError, OptionError, short_repr
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
@@ -242,7 +242,9 @@ def _format_error(source: str, exc: pydantic.ValidationError, data: Mapping[str,
         return f"{source}: unknown field {location!r} (fields: {fields})"
     if not location:
         return f"{source}: {message}"
-    return f"{source}: field {location!r}: {message} (got {first.get('input')!r})"
+    if first["type"] == "missing":
+        return f"{source}: field {location!r}: {message}"
+    return f"{source}: field {location!r}: {message} (got {short_repr(first.get('input'))})"
 
 
 def validate_config(data: Mapping[str, Any], source: str = "config") -> TournamentConfig:

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from arena.cli import COMMANDS, app, build_command
 from arena.tournament import progress
 from arena.tournament.progress import ProgressDisplay
+from engines.errors import did_you_mean, short_repr
 
 runner = CliRunner()
 ARENA = Path(sys.executable).parent / "arena"
@@ -277,3 +278,12 @@ def test_a_tournament_bot_error_names_the_real_problem(
     assert len(lines(err)) == 1 and message in err, err
     if ":" in bot:
         assert "not registered" not in err
+
+
+def test_a_missing_field_quotes_no_input_and_a_long_input_is_cut() -> None:
+    code, _, err = run("tournament", "run")
+    assert code == 2 and lines(err) == ["error: command line: field 'game': Field required"]
+    assert short_repr("x" * 500) == repr("x" * 500)[:79] + "…"
+    assert short_repr([1, 2]) == "[1, 2]"
+    assert did_you_mean("Kardnal", ["kardinal", "kings_corner"]) == "did you mean 'kardinal'? "
+    assert did_you_mean("chess", ["kardinal", "kings_corner"]) == ""
