@@ -31,7 +31,7 @@ def make(
     ] = None,
     option: Annotated[
         list[str] | None,
-        typer.Option("--option", metavar="NAME=VALUE", help="a game option the deals need"),
+        typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option the deals need"),
     ] = None,
 ) -> None:
     """Write COUNT deals of GAME, one JSON line each, in the game's deal notation (the

@@ -204,7 +204,7 @@ def play(
     ] = None,
     seed: Annotated[int | None, typer.Option(help=f"seed of the deal ({SEED_RULE})")] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", help="game option NAME=VALUE")
     ] = None,
     match: Annotated[
         str,

@@ -234,7 +234,7 @@ def test_replay_prints_the_result_of_a_match(tmp_path: Path) -> None:
     [
         (["play", "kardnal"], "unknown game 'kardnal' (did you mean 'kardinal'? known: "),
         (
-            ["play", "kings_corner", "-b", "random", "-b", "random", "-o", "king_piles=x"],
+            ["play", "kings_corner", "-b", "random", "-b", "random", "-O", "king_piles=x"],
             "unknown option 'king_piles' for kings_corner (did you mean 'king_piles_to_corner'? ",
         ),
         (
@@ -287,3 +287,27 @@ def test_a_missing_field_quotes_no_input_and_a_long_input_is_cut() -> None:
     assert short_repr([1, 2]) == "[1, 2]"
     assert did_you_mean("Kardnal", ["kardinal", "kings_corner"]) == "did you mean 'kardinal'? "
     assert did_you_mean("chess", ["kardinal", "kings_corner"]) == ""
+
+
+def test_a_flag_means_one_thing_in_every_command() -> None:
+    long_names: dict[str, set[tuple[str, ...]]] = {}
+    format_helps: list[str] = []
+
+    def visit(command: Command) -> None:
+        if isinstance(command, TyperGroup):
+            for sub in command.commands.values():
+                visit(sub)
+            return
+        for param in command.params:
+            longs = tuple(name for name in param.opts if name.startswith("--"))
+            for name in param.opts:
+                if not name.startswith("--"):
+                    long_names.setdefault(name, set()).add(longs)
+            if "--format" in longs:
+                format_helps.append(getattr(param, "help", "") or "")
+
+    for name in COMMANDS:
+        visit(build_command(name))
+    assert {short: longs for short, longs in long_names.items() if len(longs) > 1} == {}
+    assert long_names["-o"] == {("--output",)} and long_names["-O"] == {("--option",)}
+    assert format_helps and all(text.startswith("output format") for text in format_helps)
