@@ -1,10 +1,13 @@
 # `make demo` and `make test` work on a fresh machine: each creates .venv when it is
-# missing and installs the project into it. The install is redone only when
-# pyproject.toml changes, so a second run installs nothing new.
+# missing and installs the project into it, the demo only the core (pyproject.toml),
+# the tests the `dev` extra (every extra and the tools). The install is redone only
+# when pyproject.toml changes, so a second run installs nothing new; the `dev` install
+# holds the core, so `make demo` after `make test` installs nothing either.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+CORE_INSTALLED := $(VENV)/.installed-core
 
 .PHONY: demo test test-fast lint bench clean
 
@@ -15,9 +18,13 @@ $(BIN)/python:
 
 $(INSTALLED): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(INSTALLED)
+	touch $(INSTALLED) $(CORE_INSTALLED)
 
-demo: $(INSTALLED)
+$(CORE_INSTALLED): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CORE_INSTALLED)
+
+demo: $(CORE_INSTALLED)
 	$(BIN)/arena demo
 
 test: $(INSTALLED)

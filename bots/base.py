@@ -11,7 +11,8 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from engines.core import Action, Game
 from engines.errors import GameError, InvalidStateError
@@ -72,10 +73,23 @@ class GameNotStartedError(GameError, RuntimeError):
     so it cannot read its observation."""
 
 
+NO_OBSERVATION: Mapping[str, Any] = MappingProxyType({})
+"""What a bot that reads no observation is given instead of one."""
+
+
 class Bot(ABC):
     """A player. Subclasses implement :meth:`act`; the rest is optional."""
 
     name: str = "bot"
+    reads_observation: ClassVar[bool] = True
+    """False for a bot whose :meth:`act` chooses from the legal actions alone: the host
+    then builds no observation and passes :data:`NO_OBSERVATION`. A subclass that
+    defines its own ``act`` reads observations again unless it says otherwise."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "act" in cls.__dict__ and "reads_observation" not in cls.__dict__:
+            cls.reads_observation = True
 
     def __init__(self, *, seed: int = 0) -> None:
         self.seed = seed

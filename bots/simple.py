@@ -14,6 +14,7 @@ class RandomBot(Bot):
     """Picks a legal action uniformly at random (seeded)."""
 
     name = "random"
+    reads_observation = False
 
     def act(
         self,
@@ -29,6 +30,7 @@ class FirstLegalBot(Bot):
     baseline that plays every game and repeats itself exactly."""
 
     name = "first-legal"
+    reads_observation = False
 
     def act(
         self,

@@ -13,6 +13,7 @@ from rich.table import Table
 from arena.cli import bench_search
 from arena.cli.console import console
 from arena.errors import ArenaError
+from arena.optional import require
 
 app = typer.Typer(help="Measure speed; figures go into docs/benchmarks.md.", no_args_is_help=True)
 app.command("mcts")(bench_search.mcts)
@@ -425,6 +426,8 @@ def web(
     ] = None,
 ) -> None:
     """Leaderboard API latency (GET /api/leaderboards/GAME) over a database of stored games."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
     from arena.bench.web import leaderboard_latency
 
     if games < 1 or requests < 1 or bots < 2:
@@ -465,6 +468,8 @@ def envs(
     the same run (needs the rl extra)."""
     import os
 
+    require("pettingzoo", extra="rl")
+    require("gymnasium", extra="rl")
     from arena.bench.envs import env_speed
     from engines.registry import all_games, get_game
 

@@ -149,10 +149,19 @@ def list_command(
     db: DbOption = None,
 ) -> None:
     """List registered bot versions."""
-    from arena.store.bot_list import listed_bots
+    from contextlib import closing
 
-    with database(db).connect() as connection:
-        bots = listed_bots(connection, game=game, include_retired=all_versions)
+    from arena.store.bot_list import listed_bots
+    from arena.store.location import resolve_url
+    from arena.store.quick import open_current_sqlite
+
+    quick = open_current_sqlite(resolve_url(db))
+    if quick is not None:  # the common case, without SQLAlchemy (docs/benchmarks.md)
+        with closing(quick):
+            bots = listed_bots(quick, game=game, include_retired=all_versions)
+    else:
+        with database(db).connect() as connection:
+            bots = listed_bots(connection, game=game, include_retired=all_versions)
     table = Table(title="bots")
     table.add_column("bot", no_wrap=True)
     for column in ("game", "kind", "entry", "code hash", "created", "games"):

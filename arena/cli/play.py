@@ -24,31 +24,13 @@ if TYPE_CHECKING:
 
 def games() -> None:
     """List the games, their seat counts, bots and options."""
-    from bots.registry import all_bot_kinds
-    from engines.registry import all_games
+    from arena.cli.game_table import ROWS
 
     table = Table(title="Games", show_lines=True)
-    table.add_column("game")
-    table.add_column("seats")
-    table.add_column("information")
-    table.add_column("bots")
-    table.add_column("options (default)")
-    for game in all_games():
-        seats = (
-            str(game.min_seats)
-            if game.min_seats == game.max_seats
-            else f"{game.min_seats}–{game.max_seats} (default {game.default_seats})"
-        )
-        info = "perfect" if game.perfect_information else "hidden"
-        if game.has_chance:
-            info += ", shuffled deal"
-        info += f"\nmatches: {', '.join(game.match_formats())}"
-        options = "\n".join(
-            f"{spec.name} = {spec.default!r}  ({spec.kind}) {spec.help}".rstrip()
-            for spec in game.option_specs()
-        )
-        kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
-        table.add_row(f"{game.name}\n{game.title}", seats, info, kinds, options or "—")
+    for column in ("game", "seats", "information", "bots", "options (default)"):
+        table.add_column(column)
+    for row in ROWS:
+        table.add_row(*row)
     console.print(table)
 
 

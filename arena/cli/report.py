@@ -11,6 +11,7 @@ import typer
 from arena.cli.common import DbOption, database
 from arena.cli.console import console
 from arena.errors import ArenaError
+from arena.optional import require
 
 # arena.play.time_control.TimeClass, kept here so that `arena --help` needs no engines
 # (tests/arena/test_cli_imports.py checks they agree).
@@ -45,12 +46,16 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
 
     Raises:
         ArenaError: an unknown format or a file that cannot be written.
+        MissingExtraError: a plot (or an HTML page, which shows one) without
+            matplotlib installed; raised before anything is written.
     """
     from arena.report.format import render_text
     from arena.report.plot import plot_report
 
     if fmt not in FORMATS:
         raise ArenaError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    if plot is not None or fmt == "html":
+        require("matplotlib", extra="plot")
     if fmt == "text" and output is None:
         render_text(report, console)
     else:

@@ -16,6 +16,7 @@ from rich.table import Table
 from arena.cli.common import EXECUTORS, DbOption, database
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
+from arena.optional import require
 from arena.store.location import ENV_VAR, resolve_url
 
 WORKER_STOP_SECONDS = 30.0
@@ -58,6 +59,8 @@ def serve(
 ) -> None:
     """Serve the pages and the JSON API (docs at /api/docs) over the database. It states
     the sandbox's isolation at start, and takes bot uploads only if it is complete."""
+    require("fastapi", extra="web")
+    require("uvicorn", extra="web")
     import uvicorn
 
     from arena.web.app import WebSettings, create_app, load_settings

@@ -80,15 +80,17 @@ def new_record(
     deal: Mapping[str, Any],
     outcome: Outcome,
     duration: float,
+    options: Mapping[str, Any] | None = None,
 ) -> GameRecord:
     """The record of ``state``'s game as far as it was played, ending in ``outcome``:
     the one way a record is built. ``deal`` is the initial deal (``state.deal()`` taken
-    before the first action). Not validated again: every part comes from the engine."""
+    before the first action); ``options`` the state's options as JSON data when the
+    caller has them already. Not validated again: every part comes from the engine."""
     game = state.game
     return GameRecord.model_construct(
         format=RECORD_FORMAT,
         game=game.name,
-        options=game.options_to_dict(state.options),
+        options=dict(options) if options is not None else game.options_to_dict(state.options),
         seats=state.num_seats,
         seed=state.seed,
         players=list(players),

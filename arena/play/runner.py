@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.play.records import GameRecord, new_record
-from bots.base import Bot, BotFault, GameInfo
+from bots.base import NO_OBSERVATION, Bot, BotFault, GameInfo
 from engines.core import Action, State
 from engines.outcome import ForfeitReason, Outcome
 
@@ -85,7 +85,12 @@ def play_game(
         with contextlib.suppress(Exception):
             bot.game_over(outcome)
     return new_record(
-        state, players=names, deal=deal, outcome=outcome, duration=time.perf_counter() - started
+        state,
+        players=names,
+        deal=deal,
+        outcome=outcome,
+        duration=time.perf_counter() - started,
+        options=options,
     )
 
 
@@ -112,13 +117,14 @@ def _play_to_the_end(
             outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"new_game raised {exc!r}")
             break
     clocks = [control.per_game for control in controls]
+    readers = [bot.reads_observation for bot in bots]
     while outcome is None:
         seat = state.current_seat
         if seat < 0:
             outcome = state.outcome()
             break
         legal = state.legal_actions()
-        observation = state.observation(seat)
+        observation = state.observation(seat) if readers[seat] else NO_OBSERVATION
         left = clocks[seat]
         tick = time.perf_counter()
         try:

@@ -8,11 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.optional import require
 from arena.report.build import BotLine, Report
 
 
 def plot_png(report: Report) -> bytes:
-    """Draw ``report`` as a PNG (headless) and return its bytes."""
+    """Draw ``report`` as a PNG (headless) and return its bytes.
+
+    Raises:
+        MissingExtraError: matplotlib (the extra ``plot``) is not installed.
+    """
+    require("matplotlib", extra="plot")
     import matplotlib
 
     matplotlib.use("Agg")

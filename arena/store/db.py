@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from arena.errors import StorageError
+from arena.optional import require
 from arena.store.location import DEFAULT_URL as DEFAULT_URL
 from arena.store.location import ENV_VAR as ENV_VAR
 from arena.store.location import resolve_url as resolve_url
@@ -74,6 +75,8 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
     Raises:
         StorageError: a malformed URL, a missing driver, a database that cannot be
             reached or opened, or one whose schema is newer than this program.
+        MissingExtraError: a ``postgresql+psycopg`` URL without psycopg (the extra
+            ``postgres``) installed.
     """
     resolved = resolve_url(url)
     shown = describe_url(resolved)
@@ -87,6 +90,8 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
             kwargs["pool_pre_ping"] = True
             if parsed.get_backend_name() == "postgresql":
                 kwargs["connect_args"] = {"connect_timeout": 10}
+            if parsed.get_driver_name() == "psycopg":
+                require("psycopg", extra="postgres")
         engine = sa.create_engine(resolved, **kwargs)
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise StorageError(f"bad database URL {shown!r}: {exc}") from None

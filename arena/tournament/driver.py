@@ -35,6 +35,7 @@ from arena.store.games import (
     count_stored,
     drop_unplayed,
     get_tournament,
+    holds_lease,
     participants,
     read_driver_state,
     read_status,
@@ -206,6 +207,13 @@ class RunSummary:
         return self.played_now / self.seconds if self.seconds > 0 else 0.0
 
 
+class _LeaseLostError(Exception):
+    """Storing found the tournament's lease held by another driver."""
+
+    def __init__(self, tournament_id: int) -> None:
+        super().__init__(f"tournament {tournament_id} was taken over by another driver")
+
+
 @dataclass
 class _Buffer:
     """Finished games waiting to be stored, and everything that follows them live: the
@@ -224,6 +232,10 @@ class _Buffer:
     stored: int = 0
     played_now: int = 0
     last_flush: float = field(default_factory=time.monotonic)
+    lease_token: str | None = None
+    """The driver's lease: a batch is stored only while it holds it."""
+    lease_lost: bool = False
+    """A batch found the lease taken over: nothing more is stored by this driver."""
 
     def add(self, games: list[PlayedGame]) -> None:
         if self.test is not None:
@@ -238,16 +250,26 @@ class _Buffer:
         return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
 
     def flush(self) -> None:
-        if self.games:
+        if self.games and not self.lease_lost:
             batch = self.games
-            with_retries(lambda: self._store(batch))
-            self.stored += len(batch)
-            self.games = []
+            try:
+                with_retries(lambda: self._store(batch))
+            except _LeaseLostError:
+                self.lease_lost = True  # the batch stays unstored: the new holder plays it
+            else:
+                self.stored += len(batch)
+        self.games = []
         self.last_flush = time.monotonic()
 
     def _store(self, games: list[PlayedGame]) -> None:
         counted = self.stored_before + self.stored + len(games)
         with session_scope(self.engine) as session:
+            if self.lease_token is not None and not holds_lease(
+                session, self.tournament_id, self.lease_token
+            ):
+                # Taken over (this driver was presumed dead): the new holder plays
+                # these games and owns the state; storing them here could overwrite it.
+                raise _LeaseLostError(self.tournament_id)
             store_games(session, self.tournament_id, games)
             write_driver_state(session, self.tournament_id, counted, self.running_state())
 
@@ -482,6 +504,7 @@ class TournamentRunner:
         test = self._sprt_test()
         scheduler = self.format.scheduler(self.config, list(self.bots), test)
         buffer, stored_before = self._buffer(test)
+        buffer.lease_token = lease.token
         executor = make_executor(
             self.executor_kind,
             workers=self.workers,
@@ -539,7 +562,7 @@ class TournamentRunner:
             finally:
                 executor.close()
         display.final(buffer.statistics)
-        if stop_reason == LEASE_LOST:  # the new holder writes the status from now on
+        if stop_reason == LEASE_LOST or buffer.lease_lost:  # the new holder writes the status
             raise TournamentBusyError(
                 f"tournament {self.tournament_id} was taken over by {lease.holder()}; "
                 f"this driver stopped after storing {buffer.stored} games"
@@ -618,7 +641,7 @@ class TournamentRunner:
                 if self._status() == TournamentStatus.CANCELLED:
                     outcome["stop"] = TournamentStatus.CANCELLED
                     return False
-                if lease.lost:
+                if lease.lost or buffer.lease_lost:
                     outcome["stop"] = LEASE_LOST
                     return False
             display.update(

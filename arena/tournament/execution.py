@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.optional import require
 from arena.play.records import new_record
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_game
@@ -284,9 +285,11 @@ class RayExecutor:
 
         Raises:
             ExecutionError: Ray cannot start or the cluster cannot be reached.
+            MissingExtraError: Ray (the extra ``ray``) is not installed.
         """
         if self.address:
             _use_cluster_token()  # read by Ray when it is imported
+        require("ray", extra="ray")
         import ray
 
         if ray.is_initialized():
@@ -361,9 +364,11 @@ class RayExecutor:
                 ray.cancel(ref, force=True)
 
     def close(self) -> None:
+        if not self._started_ray:
+            return  # Ray was never started here, or is not even installed
         import ray
 
-        if self._started_ray and ray.is_initialized():
+        if ray.is_initialized():
             ray.shutdown()
         self._started_ray = False
 

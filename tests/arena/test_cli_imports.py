@@ -1,8 +1,10 @@
 """The command line starts at once: ``arena --help``, ``arena games`` and ``arena bots
 list`` load neither Ray, SciPy, NumPy nor (but for the bot list) the database layer;
 ``arena --help`` loads no engine, no bot, no pydantic and no command module,
-``arena bots list`` reads with SQLAlchemy Core (no ORM, SQLModel or table models) and loads
-no engine, no bot and no bot loader, and a command imports no other command's module."""
+``arena bots list`` reads an SQLite file at the current schema with the standard library
+(no SQLAlchemy), any other database with SQLAlchemy Core (no ORM, SQLModel or table
+models), and loads no engine, no bot and no bot loader, and a command imports no other
+command's module."""
 
 from __future__ import annotations
 
@@ -152,10 +154,18 @@ def test_the_lazy_root_shows_and_runs_as_the_eager_one() -> None:
         assert lazy_result.output == eager_result.output, command
 
 
-def test_listing_bots_loads_sqlalchemy_core_only(tmp_path: Path) -> None:
+def test_listing_bots_of_a_current_sqlite_file_loads_no_sqlalchemy(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
-    open_database(db).dispose()  # migrated: opening it again needs no Alembic
-    heavy = (*ALWAYS_HEAVY, *DATABASE, "sqlalchemy.orm", "arena.store.models")
+    open_database(db).dispose()  # migrated: the standard library reads it
+    heavy = (*ALWAYS_HEAVY, *DATABASE, "arena.store.models")
+    _, ran = loaded_modules(("bots", "list", "--db", db), heavy=heavy, cwd=tmp_path)
+    assert ran == []
+
+
+def test_listing_bots_of_another_database_loads_sqlalchemy_core_only(tmp_path: Path) -> None:
+    open_database(str(tmp_path / "arena.db")).dispose()  # migrated: no Alembic
+    db = f"sqlite+pysqlite:///{tmp_path / 'arena.db'}"  # a URL the quick reader leaves
+    heavy = (*DATABASE, "sqlalchemy.orm", "arena.store.models")
     _, ran = loaded_modules(("bots", "list", "--db", db), heavy=heavy, cwd=tmp_path)
     assert ran == ["sqlalchemy"]
 

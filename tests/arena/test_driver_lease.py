@@ -116,6 +116,38 @@ def test_a_lease_whose_holder_is_gone_is_taken_over(tmp_path: Path) -> None:
     assert not lease.renew() and lease.lost
 
 
+def test_a_driver_taken_over_stores_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Presumed dead (say, a heartbeat lost for minutes), the driver was taken over; its
+    # next batch must not land after the new holder's, nor overwrite its state.
+    import arena.tournament.driver as driver_module
+
+    monkeypatch.setattr(driver_module, "FLUSH_GAMES", 5)
+    db = str(tmp_path / "arena.db")
+    tournament_id = small_tournament(db, games=60)
+    engine = open_database(db)
+    table = Tournament.__table__  # type: ignore[attr-defined]
+    flushed: list[int] = []
+
+    def take_over(stored: int) -> None:
+        flushed.append(stored)
+        if len(flushed) == 1:
+            with session_scope(engine) as session:
+                session.connection().execute(
+                    sa.update(table).values(lease_token="other", lease_host="elsewhere")
+                )
+
+    runner = TournamentRunner(engine, tournament_id, console=QUIET, on_flush=take_over)
+    with pytest.raises(TournamentBusyError, match="taken over"):
+        runner.run()
+    first = flushed[0]
+    assert 0 < first < 60
+    assert query(db, "SELECT count(*) FROM game") == [(first,)]
+    assert query(db, "SELECT stored FROM driver_state") == [(first,)]
+    assert query(db, "SELECT lease_token, status FROM tournament") == [("other", "running")]
+
+
 @pytest.mark.slow
 def test_two_resumes_at_once_play_every_game_once(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
 import os
@@ -31,6 +32,7 @@ from arena.players.sandbox import (
     kernel,
     uids,
 )
+from arena.players.sandbox import process as process_module
 from arena.players.sandbox.cgroups import BotCgroup, candidates, sweep
 from arena.players.sandbox.runtime import host_runtime
 from bots.simple import RandomBot
@@ -246,6 +248,30 @@ def test_a_file_over_the_size_limit_cannot_be_written() -> None:
 def test_a_missing_program_is_a_sandbox_error() -> None:
     with pytest.raises(SandboxError, match="no program"):
         SandboxedProcess(["no-such-program-here"], limits=SandboxLimits(), cpu_seconds=1)
+
+
+@pytest.mark.skipif(not ISOLATION.filesystem, reason="needs the sandbox's fresh root")
+def test_a_runtime_below_the_hosts_tmp_is_visible_in_the_bots_own_tmp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A checkout (and its virtual environment, the runtime's Python) below /tmp: the
+    # bot's own empty /tmp must not hide it.
+    folder = Path("/tmp") / f"arena-runtime-{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    program = folder / "bot.sh"
+    program.write_text("#!/bin/sh\necho started >&2\n")
+    program.chmod(0o755)
+    runtime = process_module.host_runtime()
+    widened = dataclasses.replace(runtime, read_only=(*runtime.read_only, str(folder)))
+    monkeypatch.setattr(process_module, "host_runtime", lambda: widened)
+    try:
+        sandboxed = SandboxedProcess([str(program)], limits=SandboxLimits(), cpu_seconds=5)
+        assert sandboxed.process.wait(60) == 0
+        assert sandboxed.process.stderr is not None
+        assert sandboxed.process.stderr.read().decode().strip() == "started"
+        sandboxed.close()
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_limits_must_be_positive() -> None:

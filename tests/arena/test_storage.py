@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -129,6 +131,26 @@ def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
     with engine.connect() as connection:
         seats = connection.execute(sa.text("SELECT count(*) FROM game_seat")).scalar()
     assert seats == 6
+    # A batch's equal lists share their converted JSON, but equal is not the same:
+    # (1, -1) == (1.0, -1.0), and each must be stored as it was given.
+    whole = dataclasses.replace(_played(3), returns=(1, -1))  # type: ignore[arg-type]
+    turned = dataclasses.replace(_played(4), seats=(2, 1), ranking=(2, 1))
+    with session_scope(engine) as session:
+        store_games(session, 1, [_played(5), whole, turned, _played(6)])
+    with engine.connect() as connection:
+        rows = connection.execute(
+            sa.text('SELECT "index", seats, returns, ranking FROM game WHERE "index" >= 3')
+        ).all()
+    stored = {index: (seats, returns, ranking) for index, seats, returns, ranking in rows}
+    decoded = {
+        index: tuple(json.loads(text) if isinstance(text, str) else text for text in columns)
+        for index, columns in stored.items()
+    }
+    assert decoded[3] == ([1, 2], [1, -1], [1, 2])
+    assert decoded[4] == ([2, 1], [1.0, -1.0], [2, 1])
+    assert decoded[5] == decoded[6] == ([1, 2], [1.0, -1.0], [1, 2])
+    assert all(type(value) is int for value in decoded[3][1])
+    assert all(type(value) is float for value in decoded[5][1])
 
 
 def test_upgrading_an_old_database_keeps_its_data(db_url: str) -> None:

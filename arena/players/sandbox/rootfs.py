@@ -77,6 +77,10 @@ def enter_fresh_root(plan: RootPlan) -> None:
     kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE, "")
     root = plan.mount_point
     kernel.mount("tmpfs", root, "tmpfs", FRESH, ROOT_OPTIONS)
+    # The scratch /tmp first: a runtime below the host's /tmp (a checkout's virtual
+    # environment there) is then bound inside it, visible, instead of hidden under it.
+    os.mkdir(f"{root}/tmp")
+    kernel.mount("tmpfs", f"{root}/tmp", "tmpfs", FRESH, plan.scratch_options)
     for path, target in plan.runtime.links:
         os.symlink(target, root + path)
     for path in plan.runtime.read_only:
@@ -88,10 +92,9 @@ def enter_fresh_root(plan: RootPlan) -> None:
     _make_dev(root, plan.scratch_options)
     os.mkdir(f"{root}/proc")
     kernel.mount("proc", f"{root}/proc", "proc", FRESH | kernel.MS_NOEXEC, "")
-    os.mkdir(f"{root}/tmp")
-    kernel.mount("tmpfs", f"{root}/tmp", "tmpfs", FRESH, plan.scratch_options)
-    os.makedirs(f"{root}/var")
-    os.symlink("/tmp", f"{root}/var/tmp")
+    os.makedirs(f"{root}/var", exist_ok=True)
+    if not os.path.lexists(f"{root}/var/tmp"):
+        os.symlink("/tmp", f"{root}/var/tmp")
     os.makedirs(root + WORK_DIR)
     kernel.mount("tmpfs", root + WORK_DIR, "tmpfs", FRESH, plan.work_options)
     if plan.code is not None:
