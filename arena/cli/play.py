@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import SEED_RULE, DbOption, EachOption, chosen_seed, parse_assignments
-from arena.cli.console import console
+from arena.cli.console import console, progress_console
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def _play(
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
     seed = chosen_seed(seed)
-    console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
+    progress_console(console).print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
     setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None, controls)
     if spec.kind == MatchKind.SINGLE:
         _play_single(setup)
@@ -299,7 +299,7 @@ def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
         on_step=setup.on_step,
     )
     if setup.on_step is None:
-        console.print(board(state))
+        progress_console(console).print(board(state))
     console.print(describe_outcome(result.outcome_value, result.players))
     return result
 
@@ -320,6 +320,7 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
     from engines.seeding import derive_seed
 
     names = setup.names
+    shown = progress_console(console)  # the games' lines; -q: the results alone
     tally = Match(spec)
     records: list[GameRecord] = []
     while not tally.is_over:
@@ -328,13 +329,13 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
         state = setup.game.new_initial_state(
             seed=derive_seed(setup.seed, len(records)), seats=2, options=setup.options
         )
-        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        shown.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
         result = _play_one(setup, state, order)
         records.append(result)
         outcome = result.outcome_value
         winner = None if len(outcome.winners) != 1 else order[outcome.winners[0]]
         tally.record(winner, setup.game.match_points(state) if winner is not None else 0)
-        console.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
+        shown.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
     champion = None if tally.winner is None else names[tally.winner]
     console.print(
         f"\n[bold]match ({spec}): {champion or 'drawn'}[/]" + (" wins" if champion else "")
@@ -349,6 +350,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
     from engines.seeding import derive_seed
 
     names = setup.names
+    shown = progress_console(console)  # the games' lines; -q: the results alone
     players = len(setup.bots)
     tally = PenaltyMatch(players, limit)
     records: list[GameRecord] = []
@@ -358,7 +360,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
         state = setup.game.new_initial_state(
             seed=derive_seed(setup.seed, len(records)), seats=players, options=setup.options
         )
-        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        shown.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
         result = _play_one(setup, state, order)
         records.append(result)
         outcome = result.outcome_value
@@ -371,7 +373,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
         for seat, player in enumerate(order):
             penalties[player] = by_seat[seat]
         tally.record(penalties)
-        console.print(
+        shown.print(
             "totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, tally.totals, strict=True))
         )
     winners = [names[p] for p in tally.winners]

@@ -311,3 +311,15 @@ def test_a_flag_means_one_thing_in_every_command() -> None:
     assert {short: longs for short, longs in long_names.items() if len(longs) > 1} == {}
     assert long_names["-o"] == {("--output",)} and long_names["-O"] == {("--option",)}
     assert format_helps and all(text.startswith("output format") for text in format_helps)
+
+
+def test_quiet_play_prints_the_results_alone() -> None:
+    args = ("play", "kings_corner", "-b", "greedy", "-b", "random", "--seed", "1")
+    code, out, _ = run("-q", *args)
+    assert code == 0 and lines(out) == ["seat 0 (greedy) wins (hand emptied)"]
+    code, out, _ = run(*args, "--match", "penalties-25", "-q")
+    assert code == 0
+    assert all(re.fullmatch(r"seat \d \(\w+\) wins \(.*\)", s) for s in lines(out)[:-1])
+    assert lines(out)[-1] == "match (penalties to 25): greedy wins"
+    code, out, _ = run(*args)
+    assert "seed 1" in lines(out)[0] and len(lines(out)) > 5
