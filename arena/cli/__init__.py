@@ -23,12 +23,12 @@ import typer
 import typer.main
 from rich.markup import escape
 from typer._click import Command, Context, HelpFormatter, Parameter
-from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
+from typer._click.exceptions import BadParameter, NoArgsIsHelpError, NoSuchOption, UsageError
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from arena.cli.console import Verbosity, error_console, set_verbosity
 from arena.errors import ArenaError
-from engines.errors import GameError
+from engines.errors import GameError, short_repr
 
 EXIT_BAD_INPUT = 2
 
@@ -323,9 +323,22 @@ def usage_error_message(exc: UsageError) -> str:
     else:
         text = exc.format_message().rstrip(".")
         message = text[:1].lower() + text[1:]
+        bad = _bad_input(exc)
+        if bad is not None and message.startswith("invalid value for "):
+            message = (
+                f"invalid value {short_repr(bad)} for {message.removeprefix('invalid value for ')}"
+            )
     if close:
         message += f" (did you mean {' or '.join(close)}?)"
     return message
+
+
+def _bad_input(exc: UsageError) -> object | None:
+    """The value a parameter's conversion rejected (Typer converts with pydantic and
+    keeps its error as the cause), or None."""
+    errors = getattr(exc.__cause__, "errors", None)
+    found = errors() if isinstance(exc, BadParameter) and callable(errors) else None
+    return found[0].get("input") if isinstance(found, list) and found else None
 
 
 def _report_usage_error(exc: UsageError) -> NoReturn:
