@@ -61,7 +61,7 @@ def test_version_prints_the_installed_version() -> None:
         ),
         (
             ["tournament", "run", "--games", "x"],
-            "error: invalid value for '--games': ",
+            "error: invalid value 'x' for '--games': ",
             "arena tournament run",
         ),
         (["play"], "error: missing argument 'GAME'", "arena play"),
