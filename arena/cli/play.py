@@ -118,7 +118,7 @@ def _registered_bots(
     from arena.cli.common import database
     from arena.errors import NotFoundError
     from arena.players.loader import instantiate
-    from arena.store.bots import close_bots, find_bot, spec_of
+    from arena.store.bots import find_bot, spec_of
     from arena.store.db import resolve_url
     from bots.registry import all_bot_kinds
     from engines.errors import did_you_mean
@@ -137,7 +137,8 @@ def _registered_bots(
             try:
                 stored = find_bot(session, reference, game=game.name)
             except NotFoundError as exc:
-                close = close_bots(session, reference, game.name)
+                # find_bot's message names the close registered bots, this the kinds.
+                close = did_you_mean(reference.partition("@")[0], kinds.split(", "))
                 raise NotFoundError(
                     f"unknown bot: {reference!r} ({close}built-in kinds for {game.name}: "
                     f"{kinds}); {exc}"

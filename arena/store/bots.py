@@ -407,7 +407,8 @@ def _named(session: Session, name: str, game: str | None) -> str:
         return get_game(game).name
     games = sorted(set(session.exec(select(BotVersion.game).where(BotVersion.name == name))))
     if not games:
-        raise NotFoundError(f"no bot {name!r} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, None))
+        raise NotFoundError(f"no bot {name!r} ({close}see `arena bots list`)")
     if len(games) > 1:
         raise NotFoundError(
             f"there is a bot {name!r} for {', '.join(games)}: name the game (--game)"
@@ -435,7 +436,8 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
         query = query.where(col(BotVersion.retired).is_(False))
     bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
     if bot is None:
-        raise NotFoundError(f"no bot {reference!r} for {game_name} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, game_name)) if version is None else ""
+        raise NotFoundError(f"no bot {reference!r} for {game_name} ({close}see `arena bots list`)")
     return bot
 
 
@@ -444,13 +446,17 @@ def close_bots(session: Session, reference: str, game: str) -> str:
     registered name), or ``""``."""
     from bots.registry import all_bot_kinds
 
-    registered = session.exec(
-        select(BotVersion.name)
-        .where(BotVersion.game == game, col(BotVersion.retired).is_(False))
-        .distinct()
-    ).all()
     name = reference.partition("@")[0].partition(":")[0]
-    return did_you_mean(name, [*(kind.name for kind in all_bot_kinds(game)), *registered])
+    kinds = [kind.name for kind in all_bot_kinds(game)]
+    return did_you_mean(name, [*kinds, *_names(session, game)])
+
+
+def _names(session: Session, game: str | None) -> list[str]:
+    """The names of the registered bots (of ``game``), for a "did you mean"."""
+    query = select(BotVersion.name).distinct()
+    if game is not None:
+        query = query.where(BotVersion.game == game)
+    return list(session.exec(query).all())
 
 
 def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
@@ -515,7 +521,8 @@ def remove_bot(session: Session, reference: str, *, game: str | None = None) -> 
         query = query.where(BotVersion.version == version)
     bots = list(session.exec(query).all())
     if not bots:
-        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, game_name)) if version is None else ""
+        raise NotFoundError(f"no bot {reference!r} for {game_name} ({close}see `arena bots list`)")
     for bot in bots:
         bot.retired = True
         session.add(bot)

@@ -323,3 +323,19 @@ def test_quiet_play_prints_the_results_alone() -> None:
     assert lines(out)[-1] == "match (penalties to 25): greedy wins"
     code, out, _ = run(*args)
     assert "seed 1" in lines(out)[0] and len(lines(out)) > 5
+
+
+def test_a_misspelt_registered_bot_gets_a_did_you_mean(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.db")
+    code, _, err = run(
+        "bots", "add", "mybot123", "-g", "koenigsgarten", "--builtin", "greedy", "--db", db
+    )
+    assert code == 0, err
+    for args, message in (
+        (["bots", "show", "mybot12"], "no bot 'mybot12' (did you mean 'mybot123'? see "),
+        (["bots", "remove", "mybot13", "-g", "koenigsgarten"], "no bot 'mybot13' for koenig"),
+        (["play", "koenigsgarten", "-b", "mybot12", "-b", "random"], "(did you mean 'mybot123'?"),
+    ):
+        code, _, err = run(*args, "--db", db)
+        assert code == 2 and len(lines(err)) == 1 and message in err, err
+        assert err.count("did you mean") == 1, err
