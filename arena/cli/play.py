@@ -187,7 +187,7 @@ def play(
     ] = None,
     seed: Annotated[int | None, typer.Option(help=f"seed of the deal ({SEED_RULE})")] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-O", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
     match: Annotated[
         str,

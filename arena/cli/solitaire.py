@@ -23,7 +23,7 @@ def solitaire(
         int | None, typer.Option(help=f"seed of the series of deals ({SEED_RULE})")
     ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-O", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
 ) -> None:
     """Play the same deals with every bot; print each bot's win rate with a 95% Wilson

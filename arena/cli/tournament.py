@@ -190,7 +190,7 @@ def run(
         typer.Option(help=f"the tournament seed ({SEED_RULE}; or the config file's)"),
     ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-O", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
     deals: Annotated[
