@@ -312,7 +312,7 @@ _NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean
 def usage_error_message(exc: UsageError) -> str:
     """The one line for a usage error: ``no such option '--bogus' (did you mean
     '--bot'?)``, ``no such command 'gmaes' (did you mean 'games'?)``, ``invalid value
-    for '--games': 'x' is not a valid integer``."""
+    'x' for '--games': Input should be a valid integer, …``."""
     close: list[str] = []
     if isinstance(exc, NoSuchOption):
         message = f"no such option {exc.option_name!r}"
