@@ -571,7 +571,7 @@ class TournamentRunner:
 
     def _announce_executor(self, line: str) -> None:
         self.executor_choice = line.removeprefix("executor: ")
-        self.console.print(line, markup=False, highlight=False)
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # a log line
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots
