@@ -27,7 +27,7 @@ from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
 from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
 from arena.tournament.formats import tournament_format
 from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
-from engines.errors import GameError, OptionError, short_repr
+from engines.errors import GameError, OptionError, did_you_mean, short_repr
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
@@ -238,8 +238,9 @@ def _format_error(source: str, exc: pydantic.ValidationError, data: Mapping[str,
     location = ".".join(str(part) for part in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
-        fields = ", ".join(TournamentConfig.model_fields)
-        return f"{source}: unknown field {location!r} (fields: {fields})"
+        fields = list(TournamentConfig.model_fields)
+        close = did_you_mean(location, fields)
+        return f"{source}: unknown field {location!r} ({close}fields: {', '.join(fields)})"
     if not location:
         return f"{source}: {message}"
     if first["type"] == "missing":

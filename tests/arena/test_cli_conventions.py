@@ -339,3 +339,11 @@ def test_a_misspelt_registered_bot_gets_a_did_you_mean(tmp_path: Path) -> None:
         code, _, err = run(*args, "--db", db)
         assert code == 2 and len(lines(err)) == 1 and message in err, err
         assert err.count("did you mean") == 1, err
+
+
+def test_a_misspelt_config_field_gets_a_did_you_mean(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('game = "kings_corner"\nseeds = 3\n')
+    code, _, err = run("tournament", "run", str(config), "--db", str(tmp_path / "a.db"))
+    assert code == 2 and len(lines(err)) == 1
+    assert f"error: {str(config)!r}: unknown field 'seeds' (did you mean 'seed' or " in err
