@@ -26,6 +26,7 @@ from arena.cli.common import (
 )
 from arena.cli.console import Verbosity, console, error_console, progress_console, verbosity
 from arena.errors import ArenaError
+from engines.errors import did_you_mean
 
 if TYPE_CHECKING:
     from arena.tournament.driver import RunSummary
@@ -88,7 +89,8 @@ def _output_format(fmt: str) -> str:
         )
     if fmt not in OUTPUT_FORMATS:
         raise ArenaError(
-            f"unknown output format {fmt!r} (formats: {', '.join(OUTPUT_FORMATS)}; "
+            f"unknown output format {fmt!r} ({did_you_mean(fmt, OUTPUT_FORMATS)}formats: "
+            f"{', '.join(OUTPUT_FORMATS)}; "
             f"tournament types go to --type: {', '.join(TOURNAMENT_TYPES)})"
         )
     return fmt
@@ -471,7 +473,8 @@ def _seat_result(text: str | None) -> Any:
         return SeatResult(text.strip().lower())
     except ValueError:
         raise ArenaError(
-            f"unknown result {text!r} (results: {', '.join(r.value for r in SeatResult)})"
+            f"unknown result {text!r} ({did_you_mean(text, [r.value for r in SeatResult])}"
+            f"results: {', '.join(r.value for r in SeatResult)})"
         ) from None
 
 

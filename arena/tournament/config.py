@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -245,7 +246,13 @@ def _format_error(source: str, exc: pydantic.ValidationError, data: Mapping[str,
         return f"{source}: {message}"
     if first["type"] == "missing":
         return f"{source}: field {location!r}: {message}"
-    return f"{source}: field {location!r}: {message} (got {short_repr(first.get('input'))})"
+    given = first.get("input")
+    got = f"got {short_repr(given)}"
+    if first["type"] in ("literal_error", "enum") and isinstance(given, str):
+        expected = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
+        if close := did_you_mean(given, expected):
+            got += f"; {close.rstrip()}"
+    return f"{source}: field {location!r}: {message} ({got})"
 
 
 def validate_config(data: Mapping[str, Any], source: str = "config") -> TournamentConfig:

@@ -347,3 +347,29 @@ def test_a_misspelt_config_field_gets_a_did_you_mean(tmp_path: Path) -> None:
     code, _, err = run("tournament", "run", str(config), "--db", str(tmp_path / "a.db"))
     assert code == 2 and len(lines(err)) == 1
     assert f"error: {str(config)!r}: unknown field 'seeds' (did you mean 'seed' or " in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--type", "roundrobin"], "(got 'roundrobin'; did you mean 'round-robin'?)"),
+        (["--executor", "proceses"], "(got 'proceses'; did you mean 'processes'?)"),
+        (["--format", "jsn"], "unknown output format 'jsn' (did you mean 'json'? formats: "),
+    ],
+)
+def test_a_misspelt_value_of_tournament_run_gets_a_did_you_mean(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    code, _, err = tournament(tmp_path / "a.db", *args)
+    assert code == 2 and len(lines(err)) == 1 and message in err, err
+
+
+def test_misspelt_report_and_listing_values_get_a_did_you_mean(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    assert tournament(db, "--seed", "1")[0] == 0
+    for args, message in (
+        (["report", "1", "--format", "mdd"], "unknown format 'mdd' (did you mean 'md'? "),
+        (["tournament", "games", "1", "--result", "wn"], "unknown result 'wn' (did you mean"),
+    ):
+        code, _, err = run(*args, "--db", str(db))
+        assert code == 2 and len(lines(err)) == 1 and message in err, err
