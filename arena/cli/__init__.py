@@ -24,6 +24,7 @@ import typer.main
 from rich.markup import escape
 from typer._click import Command, Context, HelpFormatter, Parameter
 from typer._click.exceptions import BadParameter, NoArgsIsHelpError, NoSuchOption, UsageError
+from typer._click.shell_completion import CompletionItem
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from arena.cli.console import Verbosity, error_console, set_verbosity
@@ -173,6 +174,9 @@ class _ReadableArgument(TyperArgument):
     def display_type_rich(self, ctx: Context) -> str | None:
         return None  # the name column shows the metavar already
 
+    def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
+        return _complete_names(self, ctx, incomplete) or super().shell_complete(ctx, incomplete)
+
 
 class _ReadableOption(TyperOption):
     def display_type_rich(self, ctx: Context) -> str | None:
@@ -181,6 +185,27 @@ class _ReadableOption(TyperOption):
         if self.is_flag or self.count:
             return None
         return _metavar(self)
+
+    def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
+        return _complete_names(self, ctx, incomplete) or super().shell_complete(ctx, incomplete)
+
+
+def _complete_names(param: Parameter, ctx: Context, incomplete: str) -> list[CompletionItem]:
+    """Shell completion of a game (``GAME``, ``--game``) or a built-in bot kind
+    (``--bot``); nothing for other parameters."""
+    if param.metavar == "GAME" or "--game" in param.opts:
+        from engines.registry import all_games
+
+        names = [game.name for game in all_games()]
+    elif "--bot" in param.opts:
+        # Every kind: while completing an option's value click parses the line only up
+        # to that option, so the game is not known yet.
+        from bots.registry import all_bot_kinds
+
+        names = sorted({kind.name for kind in all_bot_kinds()})
+    else:
+        return []
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
 
 
 def _readable(param: Parameter | None) -> None:

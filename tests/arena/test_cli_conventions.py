@@ -117,7 +117,14 @@ def test_completion_script_and_completing_a_lazy_command() -> None:
     )
     assert shown.returncode == 0, shown.stderr
     assert "complete -o default -F _arena_completion arena" in shown.stdout
-    for words, expected in (("arena gam", "games"), ("arena tournament r", "run")):
+    for words, expected in (
+        ("arena gam", ["games"]),
+        ("arena tournament re", ["resume"]),
+        ("arena play k", ["kardinal", "kings_corner", "koenigsgarten"]),
+        ("arena tournament run --game kar", ["kardinal"]),
+        ("arena play koenigsgarten -b mc", ["mcts"]),
+        ("arena play koenigsgarten --se", ["--seed"]),
+    ):
         env = {
             **os.environ,
             "_ARENA_COMPLETE": "complete_bash",
@@ -125,7 +132,7 @@ def test_completion_script_and_completing_a_lazy_command() -> None:
             "COMP_CWORD": str(len(words.split()) - 1),
         }
         completed = subprocess.run([ARENA], capture_output=True, text=True, env=env, timeout=120)
-        assert expected in completed.stdout.split(), (words, completed.stdout, completed.stderr)
+        assert completed.stdout.split() == expected, (words, completed.stdout, completed.stderr)
 
 
 def tournament(db: Path, *args: str, root: tuple[str, ...] = ()) -> tuple[int, str, str]:
