@@ -456,6 +456,38 @@ def web(
     console.print(table)
 
 
+@app.command("browser")
+def browser(
+    moves: Annotated[int, typer.Option(help="moves to time (at least)")] = 100,
+    game: Annotated[str, typer.Option(help="a two-seat game")] = "koenigsgarten",
+    bot: Annotated[str, typer.Option(help="the built-in bot to play")] = "random",
+) -> None:
+    """A person's move in the browser: click to the bot's answer drawn (live server,
+    headless Chromium, loopback)."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
+    from arena.bench.browser import browser_round_trips
+
+    if moves < 1:
+        raise ArenaError(f"--moves must be at least 1, not {moves}")
+    trips = browser_round_trips(moves=moves, game=game, bot=bot)
+    ordered = sorted(trips.seconds)
+    table = Table(
+        title=f"browser move round trip: {trips.game} against {trips.bot}, "
+        f"{trips.games} games, headless Chromium, loopback"
+    )
+    for column in ("moves", "p50 ms", "p90 ms", "p99 ms", "max ms"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(len(ordered)),
+        f"{statistics.median(ordered) * 1e3:.1f}",
+        f"{ordered[int(0.9 * (len(ordered) - 1))] * 1e3:.1f}",
+        f"{ordered[int(0.99 * (len(ordered) - 1))] * 1e3:.1f}",
+        f"{ordered[-1] * 1e3:.1f}",
+    )
+    console.print(table)
+
+
 @app.command("envs")
 def envs(
     game: Annotated[

@@ -30,6 +30,9 @@ BUILTIN = "builtin"
 PYTHON = "python"
 COMMAND = "command"
 KINDS = (BUILTIN, PYTHON, COMMAND)
+HUMAN = "human"
+"""A person playing in the browser (arena/web/humans.py): stored like a bot version so
+its games count like any other, but never run by a tournament."""
 
 
 class BotLoadError(ArenaError):

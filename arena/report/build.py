@@ -45,13 +45,15 @@ from arena.ratings.elo import FALLBACK_PRIOR_DRAWS, fit_with_fallback
 from arena.ratings.multiplayer import seated_pairs
 from arena.ratings.pairs import paired_statistics
 from arena.store.games import get_tournament, participants
-from arena.store.models import BotVersion, Tournament
+from arena.store.models import BotVersion
 from arena.store.tally import (
+    HUMAN_FORMAT,
     BotNames,
     Standing,
     StoredGame,
     Tally,
     bot_names,
+    leaderboard_tournaments,
     load_games,
     standing,
     tally_games,
@@ -475,6 +477,11 @@ def _mark_noise(report: Report) -> None:
 def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo, list[int]]:
     with Session(engine) as session:
         tournament = get_tournament(session, tournament_id)
+        if tournament.format == HUMAN_FORMAT:
+            raise ReportError(
+                f"tournament {tournament_id} holds games people played in the browser: "
+                f"they are ranked on the humans' leaderboard of {tournament.game}"
+            )
         members = participants(session, tournament_id)
         bots = {
             bot.id: bot
@@ -604,9 +611,12 @@ def game_leaderboard(
     interval: IntervalMethod = "hessian",
     seats: int | None = None,
     time_class: str | None = None,
+    humans: bool = False,
 ) -> Report:
     """Every bot version's standing across all tournaments of ``game`` of one seat count
-    and one time-control class (``arena/play/time_control.py``).
+    and one time-control class (``arena/play/time_control.py``); the games people
+    played in the browser are left out, or with ``humans`` are the only games ranked
+    (the humans' leaderboard: the people and the bots they played).
 
     By default the game's default seat count (or the seat count with the most rated
     games) and, within it, the time class with the most rated games are ranked; the
@@ -617,7 +627,7 @@ def game_leaderboard(
         and time class) yet, or an unknown time class.
     """
     with without_cycle_collection():
-        return _game_leaderboard(engine, game, anchor, interval, seats, time_class)
+        return _game_leaderboard(engine, game, anchor, interval, seats, time_class, humans)
 
 
 def _game_leaderboard(
@@ -627,16 +637,17 @@ def _game_leaderboard(
     interval: IntervalMethod,
     seats: int | None,
     time_class: str | None,
+    humans: bool,
 ) -> Report:
     engine_game = get_game(game)
     name = engine_game.name
     wanted_class = _parse_time_class(time_class)
     with Session(engine) as session:
-        tournaments = session.exec(select(Tournament).where(Tournament.game == name)).all()
+        tournaments = leaderboard_tournaments(session, name, humans=humans)
         classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
         games = load_games(session, tournament_ids=list(classes))
         if not games:
-            raise ReportError(f"no stored games of {name} yet")
+            raise ReportError(f"no stored {'human ' if humans else ''}games of {name} yet")
         names = bot_names(session, set(itertools.chain.from_iterable(g.seats for g in games)))
     rated: Counter[tuple[int, TimeClass]] = Counter(
         (len(g.seats), classes[g.tournament_id])
@@ -671,7 +682,8 @@ def _game_leaderboard(
     report = build_report(
         kept,
         names,
-        title=f"leaderboard: {name} ({chosen_seats} seats, {chosen_class} time)",
+        title=f"{'humans ' if humans else ''}leaderboard: {name} ({chosen_seats} seats, "
+        f"{chosen_class} time)",
         game_name=name,
         type_name="all tournaments",
         anchor=anchor,

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from arena.errors import ArenaError, NotFoundError
-from arena.store.models import BotVersion, GameSeat
+from arena.store.models import Account, BotVersion, GameSeat
 from engines.errors import did_you_mean
 from engines.seeding import MAX_SEED
 
@@ -84,6 +84,19 @@ def check_free_name(name: str) -> str:
             "choose another name"
         )
     return name
+
+
+def check_not_account_name(session: Session, name: str) -> None:
+    """Raises BotRegistryError when ``name`` is an account's (in any letter case): it
+    names that person's games in the browser (arena/web/humans.py)."""
+    taken = session.exec(
+        select(Account.name).where(func.lower(Account.name) == name.lower())
+    ).first()
+    if taken is not None:
+        raise BotRegistryError(
+            f"the bot name {name!r} is reserved: it is the name of the account {taken!r}, "
+            "who plays under it in the browser; choose another name"
+        )
 
 
 def builtin_name(kind: str, params: Mapping[str, Any]) -> str:
@@ -330,13 +343,15 @@ def add_bot(
         BotRegistryError: a bad name, or a name reserved for another built-in kind.
         UnknownGameError: ``game`` is unknown.
     """
-    from arena.players.loader import BUILTIN
+    from arena.players.loader import BUILTIN, HUMAN
     from engines.registry import get_game
 
     check_name(name)
     kind = reserved_kind(name)
     if kind is not None and (source.kind != BUILTIN or source.entry != kind):
         check_free_name(name)
+    if source.kind != HUMAN:
+        check_not_account_name(session, name)
     game = get_game(game).name
     versions = session.exec(
         select(BotVersion)
@@ -475,10 +490,10 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
     kind_text, with_params, param_text = reference.partition(":")
     builtin = kind_text.strip().lower() in {kind.name for kind in all_bot_kinds()}
     if "@" in kind_text:
-        return find_bot(session, reference, game=game)
+        return _not_human(find_bot(session, reference, game=game))
     if not (builtin or with_params):
         try:
-            return find_bot(session, reference, game=game)
+            return _not_human(find_bot(session, reference, game=game))
         except NotFoundError:
             game_name = get_game(game).name
             kinds = ", ".join(kind.name for kind in all_bot_kinds(game_name))
@@ -500,6 +515,16 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
         raise BotRegistryError(f"bot {reference!r}: {exc}") from None
     name = builtin_name(kind.name, {key: params[key] for key in raw})
     bot, _ = add_bot(session, name=name, game=game, source=BotSource(BUILTIN, kind.name, params))
+    return bot
+
+
+def _not_human(bot: BotVersion) -> BotVersion:
+    """Raises NotFoundError for a person's version (arena/web/humans.py): no program
+    plays a person's seat."""
+    from arena.players.loader import HUMAN
+
+    if bot.kind == HUMAN:
+        raise NotFoundError(f"{bot.label} is a person playing in the browser, not a bot")
     return bot
 
 

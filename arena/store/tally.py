@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 
 from arena.play.results import GameStatus
 from arena.players.loader import BUILTIN
-from arena.store.models import BotVersion, GameResult, Participant
+from arena.store.models import BotVersion, GameResult, Participant, Tournament
 from engines.outcome import ForfeitReason, Termination, ranking_points
 
 FORFEIT_REASONS = (
@@ -42,6 +42,9 @@ FORFEIT_REASONS = (
 """The reasons a bot forfeits by its own fault, each a column of the CSV report; any
 other reason is counted as ``other``."""
 OTHER_REASON = "other"
+HUMAN_FORMAT = "human"
+"""The format of the tournaments that hold the games people played in the browser
+(arena/web/humans.py): they count on the humans' leaderboard, never on the bots'."""
 
 
 class Standing(StrEnum):
@@ -220,6 +223,20 @@ class Tallies:
         )
         for fields, times in alike.items():
             self.add(StoredGame(0, 0, 0, *fields), builtin, times)
+
+
+def leaderboard_tournaments(
+    session: Session, game: str, *, humans: bool = False
+) -> list[Tournament]:
+    """The tournaments of ``game`` whose games a leaderboard counts: the bots' (every
+    tournament but those of human games), or with ``humans`` only those of human games.
+    A game people played never moves a bot's rating on the bots' leaderboard."""
+    query = select(Tournament).where(Tournament.game == game)
+    if humans:
+        query = query.where(Tournament.format == HUMAN_FORMAT)
+    else:
+        query = query.where(Tournament.format != HUMAN_FORMAT)
+    return list(session.exec(query.order_by(col(Tournament.id))).all())
 
 
 def tally_games(games: Iterable[StoredGame], builtin: Collection[int]) -> Tallies:

@@ -25,7 +25,8 @@ from pydantic import ConfigDict
 from sqlmodel import Session, col, func, select
 
 from arena.errors import ArenaError, NotFoundError
-from arena.store.bots import reserved_kind
+from arena.players.loader import HUMAN
+from arena.store.bots import BotRegistryError, check_not_account_name, reserved_kind
 from arena.store.models import Account, BotVersion, WriteRequest, utcnow
 
 TOKEN_PREFIX = "arena_"
@@ -81,6 +82,16 @@ def create_account(session: Session, name: str) -> tuple[Account, str]:
         )
     if session.exec(select(Account).where(Account.name == name)).first() is not None:
         raise AccountError(f"an account named {name!r} exists already")
+    bot = session.exec(
+        select(BotVersion).where(
+            func.lower(BotVersion.name) == name.lower(), BotVersion.kind != HUMAN
+        )
+    ).first()
+    if bot is not None:
+        raise AccountError(
+            f"the name {name!r} is a bot's ({bot.label}, {bot.game}): an account's name is "
+            "also its player's name in the browser, so choose another"
+        )
     token = _make_token()
     account = Account(name=name, token_hash=hash_token(token))
     session.add(account)
@@ -112,6 +123,10 @@ def check_may_change_bot(session: Session, account: Account, name: str) -> None:
     kind = reserved_kind(name)
     if kind is not None:
         raise ForbiddenError(f"the bot name {name!r} is reserved for the built-in bot {kind!r}")
+    try:
+        check_not_account_name(session, name)
+    except BotRegistryError as exc:
+        raise ForbiddenError(str(exc)) from None
     first = session.exec(
         select(BotVersion).where(BotVersion.name == name).order_by(col(BotVersion.version))
     ).first()

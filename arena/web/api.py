@@ -180,6 +180,20 @@ def leaderboard(
 
 
 @router.get(
+    "/leaderboards/{game}/humans",
+    tags=["games"],
+    responses={**ERRORS, **REPORT_JSON},
+    response_class=Response,
+)
+def humans_leaderboard(
+    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+) -> Response:
+    """The humans' leaderboard: the games people played in the browser (only those),
+    rating the people and the bots they met; as ``/leaderboards/{game}``."""
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class, humans=True))
+
+
+@router.get(
     "/leaderboards/{game}/plot.png",
     tags=["games"],
     responses={**ERRORS, **PNG},

@@ -36,7 +36,9 @@ from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
 from arena.web.checker import CheckFailed
 from arena.web.data import check_text
+from arena.web.humans import HumanGames, HumanLimits, NotYourTurn, TooManyGames
 from arena.web.sandbox_gate import SandboxGate, WeakSandbox
+from arena.web.sessions import CsrfError, SessionKeys, SignedOut
 from arena.web.uploads import UploadError, UploadLimits
 from engines.errors import GameError, UnknownGameError
 
@@ -87,6 +89,14 @@ class WebSettings:
     """Reports slower than this are refreshed in the background (see arena/web/cache.py)."""
     allow_weak_sandbox: bool = False
     """Take bot uploads even where the sandbox lacks isolation the docs promise."""
+    human_games: int = 16
+    """Games people play in the browser at once (arena/web/humans.py), overall …"""
+    human_games_per_account: int = 2
+    """… and per account."""
+    human_idle_seconds: float = 300.0
+    """A person who does not move for this long forfeits."""
+    session_hours: float = 12.0
+    """How long a browser's sign-in lasts."""
 
     def __post_init__(self) -> None:
         require_positive(self, skip=("uploads", "rate_limit", "caps", "allow_weak_sandbox"))
@@ -130,9 +140,18 @@ class WebContext:
     sandbox: SandboxGate
     replays: Memo = field(default_factory=Memo)
     check_slots: threading.BoundedSemaphore = field(init=False)
+    humans: HumanGames = field(init=False)
+    sessions: SessionKeys = field(init=False)
 
     def __post_init__(self) -> None:
         self.check_slots = threading.BoundedSemaphore(self.settings.concurrent_checks)
+        limits = HumanLimits(
+            games=self.settings.human_games,
+            per_account=self.settings.human_games_per_account,
+            idle_seconds=self.settings.human_idle_seconds,
+        )
+        self.humans = HumanGames(self.engine, limits)
+        self.sessions = SessionKeys(max_age=self.settings.session_hours * 3600)
 
 
 def context(request: Request) -> WebContext:
@@ -162,7 +181,11 @@ def status_of(exc: Exception) -> int:
         return exc.status
     statuses: list[tuple[type[Exception], int]] = [
         (AuthError, 401),
+        (SignedOut, 401),
         (ForbiddenError, 403),
+        (CsrfError, 403),
+        (NotYourTurn, 409),
+        (TooManyGames, 429),
         (NotFoundError, 404),
         (UnknownGameError, 404),
         (ReportError, 404),
@@ -245,6 +268,8 @@ def _describe_validation(exc: RequestValidationError) -> str:
 
 def _wants_html(request: Request) -> bool:
     path = request.url.path
+    if path.startswith("/play/") and path.count("/") > 2:
+        return False  # a live game's data (/play/ID/state, …/events, …/move): JSON
     return not path.startswith("/api") and not path.startswith("/static")
 
 
@@ -305,7 +330,7 @@ def create_app(
     Raises:
         StorageError: the database cannot be opened.
     """
-    from arena.web import api, pages
+    from arena.web import api, pages, play
 
     engine = database if isinstance(database, Engine) else open_database(database)
     settings = settings or WebSettings()
@@ -346,4 +371,5 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(play.router)
     return app

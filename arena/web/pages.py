@@ -16,7 +16,7 @@ from sqlmodel import Session
 from arena.report.build import Report, ReportError
 from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
-from arena.web import queries, reports
+from arena.web import play, queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
 from engines.registry import get_game
 
@@ -26,7 +26,7 @@ GAMES_PER_PAGE = 50
 
 
 def _page(ctx: WebContext, request: Request, template: str, **values: Any) -> Response:
-    return ctx.templates.TemplateResponse(request, template, values)
+    return play.page(ctx, request, template, **values)
 
 
 def _report_view(report: Report) -> dict[str, Any]:
@@ -52,10 +52,11 @@ def game_page(
     seats: Annotated[int | None, Query(ge=1, le=16)] = None,
 ) -> Response:
     kind = queries.game_kind(ctx.engine, game)
+    form = play.start_form(ctx, kind.name)
     try:
         cached = reports.leaderboard(ctx, kind.name, seats)
     except ReportError as exc:
-        return _page(ctx, request, "game.html", game=kind, seats=seats, empty=str(exc))
+        return _page(ctx, request, "game.html", game=kind, seats=seats, empty=str(exc), **form)
     return _page(
         ctx,
         request,
@@ -63,6 +64,7 @@ def game_page(
         game=kind,
         seats=seats,
         empty=None,
+        **form,
         current=cached.current,
         **_report_view(cached.entry.report),
     )

@@ -13,9 +13,15 @@ from engines.registry import get_game
 
 
 def leaderboard(
-    ctx: WebContext, game: str, seats: int | None = None, time_class: str | None = None
+    ctx: WebContext,
+    game: str,
+    seats: int | None = None,
+    time_class: str | None = None,
+    *,
+    humans: bool = False,
 ) -> Cached:
-    """The game's leaderboard (``arena leaderboard GAME``).
+    """The game's leaderboard (``arena leaderboard GAME``); with ``humans`` the
+    humans' leaderboard (games people played in the browser).
 
     Raises:
         UnknownGameError: no such game. ReportError: no stored games of it (of that
@@ -24,9 +30,11 @@ def leaderboard(
     name = get_game(game).name
     version = games_version(ctx.engine, game=name)
     return ctx.reports.get(
-        ("leaderboard", name, seats, time_class),
+        ("leaderboard", name, seats, time_class, humans),
         version,
-        lambda: game_leaderboard(ctx.engine, name, seats=seats, time_class=time_class),
+        lambda: game_leaderboard(
+            ctx.engine, name, seats=seats, time_class=time_class, humans=humans
+        ),
     )
 
 

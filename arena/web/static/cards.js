@@ -1,17 +1,23 @@
-// Cards in engine text ("10♥", "Q♠") become chips: red hearts and diamonds, black
-// spades and clubs. The text is escaped first; nothing in it is ever run as markup.
+// Cards in engine text become chips: French cards ("10♥", "Q♠") red or black, and
+// Kardinal's country cards ("FR3○○⚓▣●2": country, number, circles, symbol, tablet,
+// stone) in their country's colour. The text is escaped first; nothing in it is ever
+// run as markup.
 "use strict";
 
-const CARD = /(10|[2-9AJQK])([♠♥♦♣])/g;
+const CARD = /(10|[2-9AJQK])([♠♥♦♣])|\b(DK|EN|IT|BY|HU|KA|FK|SN|FR)([1-8])(○*)([⚓♞]?)(▣?)((?:●\d)?)/g;
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
 function cardsToHtml(text) {
-  return escapeHtml(text).replace(CARD, (_, rank, suit) => {
-    const colour = suit === "♥" || suit === "♦" ? "red" : "black";
-    return `<span class="card ${colour}">${rank}${suit}</span>`;
+  return escapeHtml(text).replace(CARD, (whole, rank, suit, country, number, circles, symbol, tablet, stone) => {
+    if (rank) {
+      const colour = suit === "♥" || suit === "♦" ? "red" : "black";
+      return `<span class="card ${colour}">${rank}${suit}</span>`;
+    }
+    const marks = `${circles}${symbol}${tablet}` + (stone ? `<span class="stone s${stone.slice(1)}">${stone}</span>` : "");
+    return `<span class="card country ${country}">${country}${number}${marks}</span>`;
   });
 }
 

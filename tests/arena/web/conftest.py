@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from rich.console import Console
@@ -17,6 +23,7 @@ from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.web.accounts import RateLimit, create_account
 from arena.web.app import WebSettings, create_app
+from tests.waiting import wait_until
 
 FIRST_LEGAL = """
 class FirstLegal:
@@ -69,3 +76,37 @@ TEST_SETTINGS = WebSettings(rate_limit=RateLimit(requests=3, seconds=60.0), chec
 def web(engine: Engine) -> Iterator[Web]:
     with TestClient(create_app(engine, settings=TEST_SETTINGS)) as client:
         yield Web(engine, client)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def live_server(db: str) -> Iterator[str]:
+    """``arena serve --no-worker`` over ``db`` on a free port; yields its URL once it
+    answers, and stops it at the end."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--no-worker", "--db", db],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        try:
+            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_until(up, what="arena serve did not start")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -3,20 +3,16 @@ replay stepped through with the seat selector, a bot submitted through the form.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from arena.store.db import open_database
-from tests.arena.web.conftest import FIRST_LEGAL, make_account, play_tournament
-from tests.waiting import wait_until
+from tests.arena.web.conftest import FIRST_LEGAL, live_server, make_account, play_tournament
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -47,12 +43,6 @@ class Site:
     kings_corner_game: int
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     db = str(tmp_path_factory.mktemp("site") / "arena.db")
@@ -67,28 +57,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             f"SELECT min(id) FROM game WHERE tournament_id = {kings}"
         ).scalar_one()
     engine.dispose()
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--no-worker", "--db", db],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
-        try:
-            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(up, what="arena serve did not start")
+    with live_server(db) as url:
         yield Site(url, token, int(game_id))
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +69,22 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+BROWSER_WAIT_MS = 120_000
+"""How long any step of a browser test may wait (navigation, a selector): generous, so
+that a machine loaded with other work slows the tests down without failing them."""
+
+
+def new_context(browser: object) -> Any:
+    """A browser context whose every wait is bounded by :data:`BROWSER_WAIT_MS`."""
+    context = browser.new_context()  # type: ignore[attr-defined]
+    context.set_default_timeout(BROWSER_WAIT_MS)
+    context.set_default_navigation_timeout(BROWSER_WAIT_MS)
+    return context
+
+
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
-    context = browser.new_context()  # type: ignore[attr-defined]
+    context = new_context(browser)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

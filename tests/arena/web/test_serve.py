@@ -13,8 +13,7 @@ import httpx
 import pytest
 
 from arena.store.db import open_database
-from tests.arena.web.conftest import make_account
-from tests.arena.web.test_browser import free_port
+from tests.arena.web.conftest import free_port, make_account
 from tests.waiting import wait_until
 
 # A live server and its worker in processes of their own.
