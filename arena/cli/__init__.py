@@ -265,12 +265,14 @@ def _set_verbose(value: bool) -> None:
         set_verbosity(Verbosity.VERBOSE)
 
 
+QUIET_HELP = "print only errors and the result"
+VERBOSE_HELP = "print more detail (a progress line per batch of games, …)"
 QuietOption = Annotated[
     bool,
     typer.Option(
         "--quiet",
         "-q",
-        help="print only errors and the result",
+        help=QUIET_HELP,
         callback=_set_quiet,
         expose_value=False,
     ),
@@ -280,7 +282,7 @@ VerboseOption = Annotated[
     typer.Option(
         "--verbose",
         "-v",
-        help="print more detail (a progress line per batch of games, …)",
+        help=VERBOSE_HELP,
         callback=_set_verbose,
         expose_value=False,
     ),
@@ -405,12 +407,8 @@ def root_options(
             expose_value=False,
         ),
     ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="print only errors and the result")
-    ] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="print more detail (per command, too)")
-    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=VERBOSE_HELP)] = False,
 ) -> None:
     """The root's own options. Without a callback Typer makes a group only of registered
     commands; RootGroup adds the commands of COMMANDS itself."""
