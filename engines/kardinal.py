@@ -47,6 +47,7 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
     OptionError,
+    short_repr,
 )
 from engines.outcome import Outcome, Termination
 
@@ -258,7 +259,9 @@ def deck_from_data(data: Any) -> Deck:
                 problems.append(message)
                 continue
             got = error.get("input")
-            shown = "" if isinstance(got, Mapping | list | tuple) else f" (got {got!r})"
+            said = isinstance(got, Mapping | list | tuple) or f"not {got}" in message
+            said = said or repr(got) in message
+            shown = "" if said else f" (got {short_repr(got)})"
             problems.append(f"{_place(error['loc'], data)}: {message}{shown}")
         raise DeckError("; ".join(problems)) from None
 
