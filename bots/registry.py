@@ -11,7 +11,7 @@ import pydantic
 from pydantic import ConfigDict
 
 from bots.base import Bot
-from engines.errors import GameError
+from engines.errors import GameError, did_you_mean
 from engines.registry import get_game
 
 
@@ -186,9 +186,12 @@ def get_bot_kind(name: str, game: str) -> BotKind:
     for kind in kinds:
         if kind.plays(game_name):
             return kind
-    playable = ", ".join(k.name for k in all_bot_kinds(game_name))
+    playable = [k.name for k in all_bot_kinds(game_name)]
     problem = "unknown bot" if not kinds else "bot that does not play " + game_name
-    raise UnknownBotError(f"{problem}: {name!r} (bots for {game_name}: {playable})")
+    raise UnknownBotError(
+        f"{problem}: {name!r} ({'' if kinds else did_you_mean(name, playable)}bots for "
+        f"{game_name}: {', '.join(playable)})"
+    )
 
 
 def make_bot(name: str, game: str, params: Mapping[str, Any] | None = None) -> Bot:

@@ -42,6 +42,8 @@ from engines.errors import (
     InvalidStateError,
     OptionError,
     SeatCountError,
+    did_you_mean,
+    short_repr,
 )
 from engines.match import SINGLE_FORMAT, TWO_PLAYER_FORMATS, MatchSpec, parse_match_spec
 from engines.outcome import Outcome
@@ -128,16 +130,27 @@ class Game(ABC, Generic[ActionT, OptionsT]):
         for key in given:
             if key not in known:
                 listing = ", ".join(sorted(known)) or "none"
-                raise OptionError(f"unknown option {key!r} for {self.name} (known: {listing})")
+                raise OptionError(
+                    f"unknown option {key!r} for {self.name} "
+                    f"({did_you_mean(str(key), known)}known: {listing})"
+                )
         try:
             validated: OptionsT = self._options_adapter.validate_python(given)
             return validated
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "options"
-            value = given.get(str(first["loc"][0]), first.get("input")) if first["loc"] else given
+            # The option's own value, or the part of it that is bad (one card of a deck);
+            # a whole mapping or list (a deck) is no use in a one-line message.
+            location = first["loc"]
+            if len(location) > 1:
+                value = first.get("input")
+            else:
+                value = given.get(str(location[0]), first.get("input")) if location else given
+            shown = "" if isinstance(value, Mapping | list | tuple) else f" {short_repr(value)}"
+            message = str(first["msg"]).removeprefix("Value error, ")
             raise OptionError(
-                f"bad value {value!r} for option {where!r} of {self.name}: {first['msg']}"
+                f"bad value{shown} for option {where!r} of {self.name}: {message}"
             ) from None
 
     def options_to_dict(self, options: Mapping[str, Any] | OptionsT | None) -> JSON:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 class GameError(Exception):
     """Base of every error the engines raise on bad input."""
@@ -49,3 +52,19 @@ class InvalidStateError(GameError, ValueError):
 class InvalidOutcomeError(GameError, ValueError):
     """An outcome whose fields disagree, or a termination or forfeit reason outside
     the closed vocabularies of :mod:`engines.outcome`."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"did you mean 'kardinal'? "`` when ``word`` is close to one or more of ``known``
+    (a misspelling), else ``""``: put before the list of known names in a message."""
+    import difflib  # only on an error: not on every start of the command line
+
+    close = difflib.get_close_matches(word.strip().lower(), sorted(set(known)), n=3)
+    return f"did you mean {' or '.join(repr(name) for name in close)}? " if close else ""
+
+
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters: an error message stays one short
+    line however big the bad input (a whole deck, a whole config)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

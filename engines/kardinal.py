@@ -47,6 +47,7 @@ from engines.errors import (
     InvalidDealError,
     InvalidStateError,
     OptionError,
+    short_repr,
 )
 from engines.outcome import Outcome, Termination
 
@@ -198,15 +199,16 @@ class Deck:
         ]
         if wrong:
             raise ValueError(
-                f"the deck has {len(self.cards)} cards, the rulings' deck {NUM_CARDS}; "
+                f"cards: {NUM_CARDS} expected (the rulings' deck), {len(self.cards)} found; "
                 f"wrong counts: {', '.join(wrong)}"
             )
         total = sum(self.tablets.counts())
         if total != NUM_TABLETS:
-            raise ValueError(
-                f"there are {NUM_TABLETS} law tablets, the mix {self.tablets.counts()!r} "
-                f"(reclaim, three, mixed, minus2) has {total}"
+            mix = ", ".join(
+                f"{kind} {count}"
+                for kind, count in zip(TABLET_KINDS, self.tablets.counts(), strict=True)
             )
+            raise ValueError(f"tablets: {NUM_TABLETS} law tablets expected, {total} found ({mix})")
         return self
 
 
@@ -230,35 +232,63 @@ DEFAULT_DECK: Final = _default_deck()
 _DECK_ADAPTER: Final = pydantic.TypeAdapter(Deck)
 
 
+class DeckError(OptionError):
+    """Deck data or a deck file that is not a valid deck. The message is one line
+    naming the file (when there is one) and each problem's place, never the deck."""
+
+    def __init__(self, problem: str, *, source: str | None = None):
+        where = "bad deck" if source is None else f"bad deck file {source!r}"
+        super().__init__(f"{where}: {problem}")
+        self.problem = problem
+
+
 def deck_from_data(data: Any) -> Deck:
     """Validate deck data (a mapping with ``cards`` and ``tablets``).
 
     Raises:
-        OptionError: the data is not a valid deck; the message names every problem
-            (up to five) with its place, e.g. ``cards[12].circles``.
+        DeckError: the data is not a valid deck; the message names every problem
+            (up to five) with its place, e.g. ``cards[12].circles (card 13: England)``.
     """
     try:
         return _DECK_ADAPTER.validate_python(data)
     except pydantic.ValidationError as exc:
         problems = []
         for error in exc.errors()[:5]:
-            where = "".join(
-                f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
-            ).lstrip(".")
             message = str(error["msg"]).removeprefix("Value error, ")
-            problems.append(f"{where or 'deck'}: {message} (got {error.get('input')!r})")
-        raise OptionError("bad deck: " + "; ".join(problems)) from None
+            if not error["loc"]:  # the whole deck's counts: the message names its place
+                problems.append(message)
+                continue
+            got = error.get("input")
+            said = isinstance(got, Mapping | list | tuple) or f"not {got}" in message
+            said = said or repr(got) in message
+            shown = "" if said else f" (got {short_repr(got)})"
+            problems.append(f"{_place(error['loc'], data)}: {message}{shown}")
+        raise DeckError("; ".join(problems)) from None
+
+
+def _place(location: Sequence[int | str], data: Any) -> str:
+    """``cards[12].circles (card 13: England)``: the path of a problem in deck data,
+    with the card it is on."""
+    place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location)
+    place = place.lstrip(".")
+    if len(location) > 1 and location[0] == "cards" and isinstance(location[1], int):
+        try:
+            country = data["cards"][location[1]]["country"]
+        except (KeyError, IndexError, TypeError):
+            country = None
+        place += f" (card {location[1] + 1}{f': {country}' if isinstance(country, str) else ''})"
+    return place
 
 
 def deck_from_toml_text(text: str) -> Deck:
     """Parse a deck file's text (the format of ``configs/kardinal/deck.toml``).
 
-    Pure: the caller reads the file. Raises OptionError for bad TOML or a bad deck.
+    Pure: the caller reads the file. Raises DeckError for bad TOML or a bad deck.
     """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise OptionError(f"bad deck file: not TOML ({exc})") from None
+        raise DeckError(f"not TOML ({exc})") from None
     return deck_from_data(data)
 
 

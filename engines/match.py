@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from engines.errors import OptionError
+from engines.errors import OptionError, did_you_mean
 from engines.outcome import competition_ranking
 
 
@@ -93,7 +93,10 @@ def parse_match_spec(text: str) -> MatchSpec:
     found = re.fullmatch(r"penalties[-:_ ]?(\d+)", cleaned)
     if found and int(found.group(1)) in PENALTY_LIMITS:
         return MatchSpec(MatchKind.PENALTIES, int(found.group(1)))
-    raise OptionError(f"unknown match format {text!r} (formats: {', '.join(MATCH_FORMATS)})")
+    raise OptionError(
+        f"unknown match format {text!r} "
+        f"({did_you_mean(cleaned, MATCH_FORMATS)}formats: {', '.join(MATCH_FORMATS)})"
+    )
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engines.core import Game
-from engines.errors import UnknownGameError
+from engines.errors import UnknownGameError, did_you_mean
 
 _GAMES: dict[str, Game] = {}
 
@@ -31,7 +31,10 @@ def get_game(name: str) -> Game:
     _load_builtin_games()
     game = _GAMES.get(name.strip().lower()) if isinstance(name, str) else None
     if game is None:
-        raise UnknownGameError(f"unknown game {name!r} (known: {', '.join(sorted(_GAMES))})")
+        raise UnknownGameError(
+            f"unknown game {name!r} ({did_you_mean(str(name), _GAMES)}known: "
+            f"{', '.join(sorted(_GAMES))})"
+        )
     return game
 
 

@@ -1,7 +1,9 @@
 """The ``arena`` command line: one Typer app per noun, composed on a root app.
 
-Every error the service or the engines raise on bad input is printed as one line
-on stderr with exit code 2; no traceback reaches the user.
+Every error the service or the engines raise on bad input, and every usage error (a
+mistyped command or flag, a bad value), is printed as one ``error:`` line on stderr
+with exit code 2; no traceback and no box reaches the user. Help shows readable
+metavars (``NAME``, ``N``, ``FILE``), set here for every command at once.
 
 The command modules import the database, Ray, SciPy and the rest inside their
 commands, so that ``arena --help`` or ``arena games`` start at once, and the root
@@ -12,29 +14,58 @@ imports a command's module and builds its parameters only when that command runs
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 import typer.main
 from rich.markup import escape
-from typer._click import Command, Context, HelpFormatter
-from typer.core import TyperCommand, TyperGroup
+from typer._click import Command, Context, HelpFormatter, Parameter
+from typer._click.exceptions import BadParameter, NoArgsIsHelpError, NoSuchOption, UsageError
+from typer._click.shell_completion import CompletionItem
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from arena.cli.console import error_console
+from arena.cli.console import Verbosity, error_console, set_verbosity
 from arena.errors import ArenaError
-from engines.errors import GameError
+from engines.errors import GameError, short_repr
 
 EXIT_BAD_INPUT = 2
 
 
 class ArenaGroup(TyperGroup):
-    """The root group: turns our errors into a one-line message and exit code 2."""
+    """The root group: turns our errors and usage errors into a one-line message and
+    exit code 2, and gives its commands the conventions of :func:`conventions`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            conventions(command)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
+    ) -> Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            _report_usage_error(exc)
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        # Typer adds the completion options after __init__; click the help option.
+        for param in [*self.params, self.get_help_option(ctx)]:
+            _readable(param)
+        super().format_help(ctx, formatter)
 
     def invoke(self, ctx: Context) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            _report_usage_error(exc)
         except (ArenaError, GameError) as exc:
             _print_error(str(exc))
             raise typer.Exit(EXIT_BAD_INPUT) from None
@@ -134,7 +165,143 @@ def build_command(name: str) -> Command:
         holder.add_typer(target, name=name)
     else:
         holder.command(name)(target)
-    return typer.main.get_group(holder).commands[name]
+    command = typer.main.get_group(holder).commands[name]
+    conventions(command)
+    return command
+
+
+def conventions(command: Command) -> None:
+    """Give ``command`` and every command under it readable metavars and ``-q``/``-v``."""
+    if isinstance(command, TyperGroup):
+        for sub in command.commands.values():
+            conventions(sub)
+    elif _verbosity_options()[0] not in command.params:
+        command.params.extend(_verbosity_options())
+    for param in [*command.params, command.get_help_option(Context(command))]:
+        _readable(param)
+
+
+class _ReadableArgument(TyperArgument):
+    def display_type_rich(self, ctx: Context) -> str | None:
+        return None  # the name column shows the metavar already
+
+    def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
+        return _complete_names(self, ctx, incomplete) or super().shell_complete(ctx, incomplete)
+
+
+class _ReadableOption(TyperOption):
+    def display_type_rich(self, ctx: Context) -> str | None:
+        if self.metavar is not None:
+            return self.metavar
+        if self.is_flag or self.count:
+            return None
+        return _metavar(self)
+
+    def shell_complete(self, ctx: Context, incomplete: str) -> list[CompletionItem]:
+        return _complete_names(self, ctx, incomplete) or super().shell_complete(ctx, incomplete)
+
+
+def _complete_names(param: Parameter, ctx: Context, incomplete: str) -> list[CompletionItem]:
+    """Shell completion of a game (``GAME``, ``--game``) or a built-in bot kind
+    (``--bot``); nothing for other parameters."""
+    if param.metavar == "GAME" or "--game" in param.opts:
+        from engines.registry import all_games
+
+        names = [game.name for game in all_games()]
+    elif "--bot" in param.opts:
+        # Every kind: while completing an option's value click parses the line only up
+        # to that option, so the game is not known yet.
+        from bots.registry import all_bot_kinds
+
+        names = sorted({kind.name for kind in all_bot_kinds()})
+    else:
+        return []
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
+def _readable(param: Parameter | None) -> None:
+    """Help shows ``--game GAME``, ``--games N`` and ``NAME``, not ``<str>`` or
+    ``<list[str]>``: the argparse convention, the parameter's name in capitals, but for
+    numbers, paths and choices."""
+    if type(param) is TyperArgument:
+        param.__class__ = _ReadableArgument
+        if param.metavar is None:
+            param.metavar = (param.name or "value").strip("_").upper()
+    elif type(param) is TyperOption:
+        param.__class__ = _ReadableOption
+
+
+def _metavar(option: TyperOption) -> str:
+    described = option.type_descriptor
+    if described.is_choice:
+        return "|".join(str(getattr(c, "value", c)) for c in described.choices or ())
+    element = described.annotation
+    if described.is_list:
+        (element,) = getattr(element, "__args__", (str,))
+    if element is bool:
+        return "BOOL"
+    if element is int:
+        return "N"
+    if element is float:
+        return "NUMBER"
+    if described.is_path:
+        return (
+            "DIR"
+            if described.parameter_info.dir_okay and not described.parameter_info.file_okay
+            else "FILE"
+        )
+    long_names = [name for name in option.opts if name.startswith("--")]
+    return (long_names[0][2:] if long_names else option.name or "value").replace("-", "_").upper()
+
+
+_VERBOSITY_OPTIONS: list[Parameter] = []
+
+
+def _verbosity_options() -> list[Parameter]:
+    """``-q``/``--quiet`` and ``-v``/``--verbose``, as every command takes them."""
+    if not _VERBOSITY_OPTIONS:
+        holder = typer.Typer(add_completion=False)
+        holder.command()(_verbosity)
+        _VERBOSITY_OPTIONS.extend(typer.main.get_command(holder).params)
+    return _VERBOSITY_OPTIONS
+
+
+def _set_quiet(value: bool) -> None:
+    if value:
+        set_verbosity(Verbosity.QUIET)
+
+
+def _set_verbose(value: bool) -> None:
+    if value:
+        set_verbosity(Verbosity.VERBOSE)
+
+
+QUIET_HELP = "print only errors and the result"
+VERBOSE_HELP = "print more detail (a progress line per batch of games, …)"
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help=QUIET_HELP,
+        callback=_set_quiet,
+        expose_value=False,
+    ),
+]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help=VERBOSE_HELP,
+        callback=_set_verbose,
+        expose_value=False,
+    ),
+]
+
+
+def _verbosity(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
+    """Holds the options of :func:`_verbosity_options`."""
 
 
 class _Summary(TyperCommand):
@@ -177,21 +344,86 @@ def _print_error(message: str) -> None:
     error_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
 
 
+_NO_SUCH_COMMAND = re.compile(r"No such command (?P<name>'.*')\.(?: Did you mean (?P<close>.*)\?)?")
+
+
+def usage_error_message(exc: UsageError) -> str:
+    """The one line for a usage error: ``no such option '--bogus' (did you mean
+    '--bot'?)``, ``no such command 'gmaes' (did you mean 'games'?)``, ``invalid value
+    'x' for '--games': Input should be a valid integer, …``."""
+    close: list[str] = []
+    if isinstance(exc, NoSuchOption):
+        message = f"no such option {exc.option_name!r}"
+        close = [repr(name) for name in sorted(exc.possibilities or ())]
+    elif found := _NO_SUCH_COMMAND.fullmatch(exc.format_message()):
+        message = f"no such command {found['name']}"
+        close = [found["close"]] if found["close"] else []
+    else:
+        text = exc.format_message().rstrip(".")
+        message = text[:1].lower() + text[1:]
+        bad = _bad_input(exc)
+        if bad is not None and message.startswith("invalid value for "):
+            message = (
+                f"invalid value {short_repr(bad)} for {message.removeprefix('invalid value for ')}"
+            )
+    if close:
+        message += f" (did you mean {' or '.join(close)}?)"
+    return message
+
+
+def _bad_input(exc: UsageError) -> object | None:
+    """The value a parameter's conversion rejected (Typer converts with pydantic and
+    keeps its error as the cause), or None."""
+    errors = getattr(exc.__cause__, "errors", None)
+    found = errors() if isinstance(exc, BadParameter) and callable(errors) else None
+    return found[0].get("input") if isinstance(found, list) and found else None
+
+
+def _report_usage_error(exc: UsageError) -> NoReturn:
+    _print_error(usage_error_message(exc))
+    if exc.ctx is not None:
+        error_console.print(
+            f"Try '{exc.ctx.command_path} --help' for help.", markup=False, soft_wrap=True
+        )
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version  # not on every start: it is slow to load
+
+        print(f"arena {version('arena')}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
     cls=RootGroup,
     name="arena",
     help="Tournaments and ratings for bots playing card games.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
 )
 
 
 @app.callback()
-def _root() -> None:
-    # Without a callback Typer makes a group only of registered commands; RootGroup
-    # adds the commands of COMMANDS itself.
-    pass
+def root_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="print the version and exit",
+            callback=_version,
+            is_eager=True,
+            expose_value=False,
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=VERBOSE_HELP)] = False,
+) -> None:
+    """The root's own options. Without a callback Typer makes a group only of registered
+    commands; RootGroup adds the commands of COMMANDS itself."""
+    set_verbosity(Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL)
 
 
 def main() -> None:

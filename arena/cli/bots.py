@@ -53,6 +53,7 @@ def add(
         typer.Option(
             "--param",
             "-p",
+            metavar="KEY=VALUE",
             help="bot parameter KEY=VALUE: a built-in kind's (`arena bots kinds GAME`), or "
             "given to a --python bot's constructor and a --cmd bot's new_game message",
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -42,6 +43,17 @@ EachOption = Annotated[
         "(per move) or both; one bot's own: --bot 'NAME tc=5+0.1'",
     ),
 ]
+
+
+SEED_RULE = "default: random, and printed; the same --seed repeats the run"
+"""The one seed rule of the commands that play games (play, tournament run, solitaire,
+deals make); the benchmarks fix theirs so that figures compare."""
+
+
+def chosen_seed(seed: int | None) -> int:
+    """``seed``, or a random one when none is given (:data:`SEED_RULE`; the caller
+    prints it)."""
+    return secrets.randbelow(2**31) if seed is None else seed
 
 
 def database(url: str | None) -> Engine:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.cli.common import parse_assignments, write_lines
+from arena.cli.common import SEED_RULE, chosen_seed, parse_assignments, write_lines
 from arena.cli.console import console, error_console
 from arena.errors import ArenaError
 
@@ -28,11 +27,11 @@ def make(
         int | None, typer.Option(help="seats the deals are for (default: the game's)")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(help="seed of the series of deals (default: random)")
+        int | None, typer.Option(help=f"seed of the series of deals ({SEED_RULE})")
     ] = None,
     option: Annotated[
         list[str] | None,
-        typer.Option("--option", metavar="NAME=VALUE", help="a game option the deals need"),
+        typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option the deals need"),
     ] = None,
 ) -> None:
     """Write COUNT deals of GAME, one JSON line each, in the game's deal notation (the
@@ -49,7 +48,7 @@ def make(
     chosen_seats = game.check_seats(game.default_seats if seats is None else seats)
     raw_options = resolve_file_options(game.name, parse_assignments(option or [], "option"))
     options = game.parse_options(raw_options)
-    seed = secrets.randbelow(2**31) if seed is None else seed
+    seed = chosen_seed(seed)
     lines = (
         json.dumps(line, separators=(",", ":"))
         for line in make_deals(game, count=count, seats=chosen_seats, seed=seed, options=options)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,12 +10,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from arena.cli.common import DbOption, EachOption, parse_assignments
-from arena.cli.console import console
+from arena.cli.common import SEED_RULE, DbOption, EachOption, chosen_seed, parse_assignments
+from arena.cli.console import console, progress_console
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
-    from arena.play.records import GameRecord
+    from arena.play.records import GameRecord, MatchRecord
     from arena.play.runner import TimeControl
     from bots.base import Bot
     from engines.core import Action, Game, State
@@ -122,12 +121,14 @@ def _registered_bots(
     from arena.store.bots import find_bot, spec_of
     from arena.store.db import resolve_url
     from bots.registry import all_bot_kinds
+    from engines.errors import did_you_mean
 
     kinds = ", ".join(kind.name for kind in all_bot_kinds(game.name))
     url = resolve_url(db)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        close = did_you_mean(seats[0][0].partition("@")[0], kinds.split(", "))
         raise NotFoundError(
-            f"unknown bot: {seats[0][0]!r} (built-in kinds for {game.name}: {kinds}; "
+            f"unknown bot: {seats[0][0]!r} ({close}built-in kinds for {game.name}: {kinds}; "
             f"no database of registered bots at {url.removeprefix('sqlite:///')!r})"
         )
     bots: list[Bot] = []
@@ -136,8 +137,11 @@ def _registered_bots(
             try:
                 stored = find_bot(session, reference, game=game.name)
             except NotFoundError as exc:
+                # find_bot's message names the close registered bots, this the kinds.
+                close = did_you_mean(reference.partition("@")[0], kinds.split(", "))
                 raise NotFoundError(
-                    f"unknown bot: {reference!r} (built-in kinds for {game.name}: {kinds}); {exc}"
+                    f"unknown bot: {reference!r} ({close}built-in kinds for {game.name}: "
+                    f"{kinds}); {exc}"
                 ) from None
             bots.append(instantiate(spec_of(stored), time_control=control))
     return bots
@@ -181,9 +185,9 @@ def play(
             help="one per seat: KIND, KIND:key=value,… or a registered NAME[@VERSION]",
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="seed of the deal (default: random)")] = None,
+    seed: Annotated[int | None, typer.Option(help=f"seed of the deal ({SEED_RULE})")] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
     match: Annotated[
         str,
@@ -259,8 +263,8 @@ def _play(
 
     game.check_seats(len(bots))
     spec = game.parse_match_format(match)
-    seed = secrets.randbelow(2**31) if seed is None else seed
-    console.print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
+    seed = chosen_seed(seed)
+    progress_console(console).print(f"{game.title}: {' vs '.join(names)}   seed {seed}")
     setup = _Setup(game, options, bots, names, seed, record, _show_step if show else None, controls)
     if spec.kind == MatchKind.SINGLE:
         _play_single(setup)
@@ -296,7 +300,7 @@ def _play_one(setup: _Setup, state: State, order: list[int]) -> GameRecord:
         on_step=setup.on_step,
     )
     if setup.on_step is None:
-        console.print(board(state))
+        progress_console(console).print(board(state))
     console.print(describe_outcome(result.outcome_value, result.players))
     return result
 
@@ -317,6 +321,7 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
     from engines.seeding import derive_seed
 
     names = setup.names
+    shown = progress_console(console)  # the games' lines; -q: the results alone
     tally = Match(spec)
     records: list[GameRecord] = []
     while not tally.is_over:
@@ -325,13 +330,13 @@ def _play_two_player_match(setup: _Setup, spec: MatchSpec) -> None:
         state = setup.game.new_initial_state(
             seed=derive_seed(setup.seed, len(records)), seats=2, options=setup.options
         )
-        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        shown.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
         result = _play_one(setup, state, order)
         records.append(result)
         outcome = result.outcome_value
         winner = None if len(outcome.winners) != 1 else order[outcome.winners[0]]
         tally.record(winner, setup.game.match_points(state) if winner is not None else 0)
-        console.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
+        shown.print(f"score: {names[0]} {tally.score[0]} – {tally.score[1]} {names[1]}")
     champion = None if tally.winner is None else names[tally.winner]
     console.print(
         f"\n[bold]match ({spec}): {champion or 'drawn'}[/]" + (" wins" if champion else "")
@@ -346,6 +351,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
     from engines.seeding import derive_seed
 
     names = setup.names
+    shown = progress_console(console)  # the games' lines; -q: the results alone
     players = len(setup.bots)
     tally = PenaltyMatch(players, limit)
     records: list[GameRecord] = []
@@ -355,7 +361,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
         state = setup.game.new_initial_state(
             seed=derive_seed(setup.seed, len(records)), seats=players, options=setup.options
         )
-        console.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
+        shown.print(f"\n[bold]game {len(records) + 1}[/]: {names[opener]} opens")
         result = _play_one(setup, state, order)
         records.append(result)
         outcome = result.outcome_value
@@ -368,7 +374,7 @@ def _play_penalty_match(setup: _Setup, limit: int) -> None:
         for seat, player in enumerate(order):
             penalties[player] = by_seat[seat]
         tally.record(penalties)
-        console.print(
+        shown.print(
             "totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, tally.totals, strict=True))
         )
     winners = [names[p] for p in tally.winners]
@@ -430,3 +436,18 @@ def replay_command(
         console.print(
             f"{len(rec.actions)} actions valid; {describe_outcome(rec.outcome_value, players)}"
         )
+    if isinstance(loaded, MatchRecord):
+        console.print(f"\n[bold]{_match_result(loaded)}[/]")
+
+
+def _match_result(record: MatchRecord) -> str:
+    """``match (penalties-25): greedy wins; random 36, greedy 0``: as stored."""
+    result = record.result
+    winners = result.winners or ([result.winner] if result.winner is not None else [])
+    verdict = (
+        "drawn"
+        if not winners
+        else f"{', '.join(winners)} {'wins' if len(winners) == 1 else 'share the win'}"
+    )
+    score = ", ".join(f"{n} {s}" for n, s in zip(record.players, result.score, strict=False))
+    return f"match ({record.match}): {verdict}; {score}"

@@ -12,6 +12,7 @@ from arena.cli.common import DbOption, database
 from arena.cli.console import console
 from arena.errors import ArenaError
 from arena.optional import require
+from engines.errors import did_you_mean
 
 # arena.play.time_control.TimeClass, kept here so that `arena --help` needs no engines
 # (tests/arena/test_cli_imports.py checks they agree).
@@ -53,7 +54,9 @@ def emit(report: Report, fmt: str, output: Path | None, plot: Path | None) -> No
     from arena.report.plot import plot_report
 
     if fmt not in FORMATS:
-        raise ArenaError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+        raise ArenaError(
+            f"unknown format {fmt!r} ({did_you_mean(fmt, FORMATS)}formats: {', '.join(FORMATS)})"
+        )
     if plot is not None or fmt == "html":
         require("matplotlib", extra="plot")
     if fmt == "text" and output is None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cli.common import parse_assignments
+from arena.cli.common import SEED_RULE, chosen_seed, parse_assignments
 from arena.cli.console import console
 from arena.errors import ArenaError
 
@@ -19,9 +19,11 @@ def solitaire(
         typer.Option("--bot", "-b", help="a bot to compare: KIND or KIND:key=value,…"),
     ],
     deals: Annotated[int, typer.Option(help="deals every bot plays")] = 100,
-    seed: Annotated[int, typer.Option(help="seed of the series of deals")] = 0,
+    seed: Annotated[
+        int | None, typer.Option(help=f"seed of the series of deals ({SEED_RULE})")
+    ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
 ) -> None:
     """Play the same deals with every bot; print each bot's win rate with a 95% Wilson
@@ -42,6 +44,7 @@ def solitaire(
         kind, params = parse_bot_spec(spec)
         bots.append(make_bot(kind, game.name, params))
     names = _distinct(bot)
+    seed = chosen_seed(seed)
     tallies = evaluate_bots(game, bots, names, deals=deals, seed=seed, options=options)
     table = Table(title=f"{game.title}: {deals} deals from seed {seed}")
     for column in ("bot", "won", "win rate", "95% interval", "mean score"):

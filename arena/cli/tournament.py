@@ -16,14 +16,17 @@ from rich.table import Table
 from arena.cli.common import (
     EXECUTOR_HELP,
     EXECUTORS,
+    SEED_RULE,
     DbOption,
     EachOption,
+    chosen_seed,
     database,
     parse_assignments,
     write_lines,
 )
-from arena.cli.console import console, error_console
+from arena.cli.console import Verbosity, console, error_console, progress_console, verbosity
 from arena.errors import ArenaError
+from engines.errors import did_you_mean
 
 if TYPE_CHECKING:
     from arena.tournament.driver import RunSummary
@@ -37,7 +40,7 @@ TOURNAMENT_TYPES = ("round-robin", "gauntlet", "elo", "sprt", "solitaire", "ladd
 DEFAULT_RATING_INTERVAL = 100
 
 
-def _report_run(summary: RunSummary, output: str = "text") -> None:
+def _report_run(summary: RunSummary, output: str = "text", *, next_command: bool = True) -> None:
     from arena.store.models import TournamentStatus
 
     if output == "json":
@@ -51,9 +54,13 @@ def _report_run(summary: RunSummary, output: str = "text") -> None:
         f"{summary.scheduled} games stored; {summary.played_now} played in "
         f"{summary.seconds:.1f} s ({summary.games_per_second:,.0f} games/s)"
     )
-    console.print(line)
+    console.print(line, soft_wrap=True)
     if summary.message and summary.status != TournamentStatus.INTERRUPTED:
-        console.print(f"  {summary.message}")
+        console.print(f"  {summary.message}", soft_wrap=True)
+    if summary.stored and summary.status != TournamentStatus.INTERRUPTED and next_command:
+        progress_console(console).print(
+            f"next: `arena report {summary.tournament_id}`", markup=False, highlight=False
+        )
     if summary.status == TournamentStatus.INTERRUPTED:
         error_console.print(
             f"stopped; resume with `arena tournament resume {summary.tournament_id}`"
@@ -82,7 +89,8 @@ def _output_format(fmt: str) -> str:
         )
     if fmt not in OUTPUT_FORMATS:
         raise ArenaError(
-            f"unknown output format {fmt!r} (formats: {', '.join(OUTPUT_FORMATS)}; "
+            f"unknown output format {fmt!r} ({did_you_mean(fmt, OUTPUT_FORMATS)}formats: "
+            f"{', '.join(OUTPUT_FORMATS)}; "
             f"tournament types go to --type: {', '.join(TOURNAMENT_TYPES)})"
         )
     return fmt
@@ -179,9 +187,12 @@ def run(
         int | None, typer.Option(help="games per pairing or table; deals in solitaire")
     ] = None,
     seats: Annotated[int | None, typer.Option(help="seats per game")] = None,
-    seed: Annotated[int | None, typer.Option(help="the tournament seed")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"the tournament seed ({SEED_RULE}; or the config file's)"),
+    ] = None,
     option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="game option NAME=VALUE")
+        list[str] | None, typer.Option("--option", "-O", metavar="NAME=VALUE", help="a game option")
     ] = None,
     name: Annotated[str | None, typer.Option(help="a label for listings")] = None,
     deals: Annotated[
@@ -226,6 +237,9 @@ def run(
     config_file, sprt_settings = _split_arguments(arguments or [], sprt)
     if sprt is not None and type_ not in (None, "sprt"):
         raise ArenaError(f"--sprt sets up an SPRT, but --type is {type_!r}")
+    from_file = read_config_file(config_file) if config_file is not None else {}
+    if seed is None and "seed" not in from_file:
+        seed = chosen_seed(None)
     overrides: dict[str, Any] = {
         "game": game,
         "format": type_ or ("sprt" if sprt is not None else None),
@@ -246,22 +260,26 @@ def run(
         "each": each,
     }
     if sprt_settings:
-        from_file = read_config_file(config_file).get("sprt", {}) if config_file else {}
-        overrides["sprt"] = {**(from_file if isinstance(from_file, dict) else {}), **sprt_settings}
+        in_file = from_file.get("sprt", {})
+        overrides["sprt"] = {**(in_file if isinstance(in_file, dict) else {}), **sprt_settings}
     if option:
         overrides["options"] = parse_assignments(option, "option")
     config = load_config(config_file, overrides)
     engine = database(db)
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config, config_source(config_file))
-    shown = console if output == "text" else error_console
-    shown.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    shown = progress_console(console if output == "text" else error_console)
+    shown.print(
+        f"tournament {tournament_id}: {config.label} ({config.format}, {config.game}, "
+        f"seed {config.seed})"
+    )
     runner = TournamentRunner(
         engine,
         tournament_id,
         console=shown,
         rating_interval=rating_interval,
         on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     )
     _report_run(runner.run(), output)
 
@@ -285,12 +303,13 @@ def resume(
     runner = TournamentRunner(
         engine,
         tournament_id,
-        console=console,
+        console=progress_console(console),
         executor=executor,
         workers=workers,
         ray_address=ray_address,
         rating_interval=rating_interval,
         on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     )
     _report_run(runner.run())
 
@@ -454,7 +473,8 @@ def _seat_result(text: str | None) -> Any:
         return SeatResult(text.strip().lower())
     except ValueError:
         raise ArenaError(
-            f"unknown result {text!r} (results: {', '.join(r.value for r in SeatResult)})"
+            f"unknown result {text!r} ({did_you_mean(text, [r.value for r in SeatResult])}"
+            f"results: {', '.join(r.value for r in SeatResult)})"
         ) from None
 
 
@@ -499,10 +519,16 @@ def demo(
     engine = database(db or "demo.db")
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config, "demo")
-    console.print(f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})")
+    progress_console(console).print(
+        f"tournament {tournament_id}: {config.label} ({config.format}, {config.game})"
+    )
     summary = TournamentRunner(
-        engine, tournament_id, console=console, on_completed=record_final_ratings
+        engine,
+        tournament_id,
+        console=progress_console(console),
+        on_completed=record_final_ratings,
+        verbose=verbosity() is Verbosity.VERBOSE,
     ).run()
-    _report_run(summary)
+    _report_run(summary, next_command=False)  # the report follows
     console.print()
     emit(tournament_report(engine, tournament_id), "text", None, None)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from engines.kardinal import deck_from_toml_text, deck_to_data
+from engines.kardinal import DeckError, deck_from_toml_text, deck_to_data
 
 
 def load_deck_file(path: Path | str) -> dict[str, Any]:
@@ -20,11 +20,14 @@ def load_deck_file(path: Path | str) -> dict[str, Any]:
 
     Raises:
         ConfigError: the file cannot be read; the message quotes the path.
-        OptionError: the file is not TOML or not a valid deck; the message names
-            each problem and where it is.
+        DeckError: the file is not TOML or not a valid deck; the message names the
+            file, then each problem and where it is.
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read deck file {str(path)!r}: {exc}") from None
-    return deck_to_data(deck_from_toml_text(text))
+    try:
+        return deck_to_data(deck_from_toml_text(text))
+    except DeckError as exc:
+        raise DeckError(exc.problem, source=str(path)) from None

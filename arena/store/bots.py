@@ -27,6 +27,7 @@ from sqlmodel import Session, col, func, select
 from arena.errors import ArenaError, NotFoundError
 from arena.store.ladders import join_ladders
 from arena.store.models import Account, BotVersion, GameSeat
+from engines.errors import did_you_mean
 from engines.seeding import MAX_SEED
 
 if TYPE_CHECKING:
@@ -425,7 +426,8 @@ def _named(session: Session, name: str, game: str | None) -> str:
         return get_game(game).name
     games = sorted(set(session.exec(select(BotVersion.game).where(BotVersion.name == name))))
     if not games:
-        raise NotFoundError(f"no bot {name!r} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, None))
+        raise NotFoundError(f"no bot {name!r} ({close}see `arena bots list`)")
     if len(games) > 1:
         raise NotFoundError(
             f"there is a bot {name!r} for {', '.join(games)}: name the game (--game)"
@@ -453,8 +455,27 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
         query = query.where(col(BotVersion.retired).is_(False))
     bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
     if bot is None:
-        raise NotFoundError(f"no bot {reference!r} for {game_name} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, game_name)) if version is None else ""
+        raise NotFoundError(f"no bot {reference!r} for {game_name} ({close}see `arena bots list`)")
     return bot
+
+
+def close_bots(session: Session, reference: str, game: str) -> str:
+    """``"did you mean 'random'? "`` for a misspelt bot of ``game`` (a built-in kind or a
+    registered name), or ``""``."""
+    from bots.registry import all_bot_kinds
+
+    name = reference.partition("@")[0].partition(":")[0]
+    kinds = [kind.name for kind in all_bot_kinds(game)]
+    return did_you_mean(name, [*kinds, *_names(session, game)])
+
+
+def _names(session: Session, game: str | None) -> list[str]:
+    """The names of the registered bots (of ``game``), for a "did you mean"."""
+    query = select(BotVersion.name).distinct()
+    if game is not None:
+        query = query.where(BotVersion.game == game)
+    return list(session.exec(query).all())
 
 
 def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
@@ -478,17 +499,18 @@ def resolve_bot(session: Session, reference: str, game: str) -> BotVersion:
         try:
             return _not_human(find_bot(session, reference, game=game))
         except NotFoundError:
+            game_name = get_game(game).name
+            kinds = ", ".join(kind.name for kind in all_bot_kinds(game_name))
             raise NotFoundError(
                 f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
-                f"built-in kind for {get_game(game).name} (`arena games`)"
+                f"built-in kind for {game_name} ({close_bots(session, reference, game_name)}"
+                f"built-in kinds: {kinds})"
             ) from None
     try:
         kind = get_bot_kind(kind_text, game)
     except UnknownBotError as exc:
-        raise NotFoundError(
-            f"unknown bot {reference!r}: not registered (`arena bots list`) and not a "
-            f"built-in kind for {get_game(game).name}: {exc}"
-        ) from None
+        # With parameters it can only be a built-in kind: the kind is the problem.
+        raise NotFoundError(f"bot {reference!r}: {exc}") from None
     try:
         _, given = parse_bot_spec(f"{kind.name}:{param_text}")
         raw = kind.canonical_params(given)
@@ -528,7 +550,8 @@ def remove_bot(session: Session, reference: str, *, game: str | None = None) -> 
         query = query.where(BotVersion.version == version)
     bots = list(session.exec(query).all())
     if not bots:
-        raise NotFoundError(f"no bot {reference!r} (see `arena bots list`)")
+        close = did_you_mean(name, _names(session, game_name)) if version is None else ""
+        raise NotFoundError(f"no bot {reference!r} for {game_name} ({close}see `arena bots list`)")
     for bot in bots:
         bot.retired = True
         session.add(bot)

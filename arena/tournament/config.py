@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
 from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
 from arena.tournament.formats import tournament_format
 from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
-from engines.errors import GameError, OptionError
+from engines.errors import GameError, OptionError, did_you_mean, short_repr
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
 
@@ -238,11 +239,20 @@ def _format_error(source: str, exc: pydantic.ValidationError, data: Mapping[str,
     location = ".".join(str(part) for part in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
-        fields = ", ".join(TournamentConfig.model_fields)
-        return f"{source}: unknown field {location!r} (fields: {fields})"
+        fields = list(TournamentConfig.model_fields)
+        close = did_you_mean(location, fields)
+        return f"{source}: unknown field {location!r} ({close}fields: {', '.join(fields)})"
     if not location:
         return f"{source}: {message}"
-    return f"{source}: field {location!r}: {message} (got {first.get('input')!r})"
+    if first["type"] == "missing":
+        return f"{source}: field {location!r}: {message}"
+    given = first.get("input")
+    got = f"got {short_repr(given)}"
+    if first["type"] in ("literal_error", "enum") and isinstance(given, str):
+        expected = re.findall(r"'([^']*)'", str(first.get("ctx", {}).get("expected", "")))
+        if close := did_you_mean(given, expected):
+            got += f"; {close.rstrip()}"
+    return f"{source}: field {location!r}: {message} ({got})"
 
 
 def validate_config(data: Mapping[str, Any], source: str = "config") -> TournamentConfig:

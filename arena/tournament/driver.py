@@ -316,6 +316,7 @@ class TournamentRunner:
     once the tournament is completed (the service records the final ratings with it:
     :func:`arena.report.build.record_final_ratings`, a layer above this one), unless
     the run's live Elo, which gives the same figures, recorded them already.
+    ``verbose``: a progress line for every batch of games (``arena -v``).
     """
 
     def __init__(
@@ -330,8 +331,10 @@ class TournamentRunner:
         on_flush: Callable[[int], None] | None = None,
         on_completed: Callable[[Engine, int], None] | None = None,
         rating_interval: int = DEFAULT_RATING_INTERVAL,
+        verbose: bool = False,
     ):
         self.engine = engine
+        self.verbose = verbose
         self.tournament_id = tournament_id
         self.console = console or Console(stderr=True)
         with Session(engine) as session:
@@ -518,6 +521,7 @@ class TournamentRunner:
             self.console,
             f"tournament {self.tournament_id}",
             solitaire=self.format.solitaire,
+            verbose=self.verbose,
         )
         previous_sigterm = signal.getsignal(signal.SIGTERM)
         if previous_sigterm is signal.SIG_DFL:
@@ -572,7 +576,7 @@ class TournamentRunner:
 
     def _announce_executor(self, line: str) -> None:
         self.executor_choice = line.removeprefix("executor: ")
-        self.console.print(line, markup=False, highlight=False)
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # a log line
 
     def _ends_early(self, test: PairedSprt | None) -> bool:
         """The run is over before its schedule: the SPRT decided, or one of its bots

@@ -1,5 +1,6 @@
 """Live progress of a running tournament: a bar, the live statistics and, on long runs,
-a top-5 standing.
+a top-5 standing. Not on a terminal, progress lines instead of the bar (every tenth of
+the run or 30 s) and the standings at the end.
 
 Every ``rating_interval`` rated games the live Elo with its 95% interval (2+ bots) and
 the SPRT's LLR against its bounds (``sprt`` tournaments) are refitted and shown under
@@ -33,6 +34,9 @@ from arena.store.tally import CountedGame, IndexedGame, Standing, Tallies, Tally
 from arena.tournament.adaptive import PairedSprt
 
 STANDINGS_AFTER_SECONDS = 5.0
+PROGRESS_LINE_SECONDS = 30.0
+"""Not on a terminal (a piped log), a progress line at least this often while games
+finish, and at every tenth of the run."""
 TOP = 5
 LIVE_ELO_LINES = 8
 """Bots shown in a live Elo line or table (the best by rating)."""
@@ -254,9 +258,14 @@ class ProgressDisplay:
     """Shows done/total, games per second and ETA; the live statistics under the bar
     (or as lines when the output is not a terminal); the standings after a while."""
 
-    def __init__(self, console: Console, title: str, *, solitaire: bool = False):
+    def __init__(
+        self, console: Console, title: str, *, solitaire: bool = False, verbose: bool = False
+    ):
         self.console = console
         self.solitaire = solitaire
+        self.verbose = verbose
+        """A progress line for every batch of games (else: every tenth of the run or
+        :data:`PROGRESS_LINE_SECONDS`), on a terminal too."""
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -272,6 +281,9 @@ class ProgressDisplay:
         self.live = Live(self.progress, console=console, refresh_per_second=4, transient=False)
         self.started = time.monotonic()
         self.base_done = 0
+        self.standings: Standings | None = None
+        self._line_at = (0, self.started)
+        """Games done and time of the last progress line."""
 
     def __enter__(self) -> ProgressDisplay:
         if self.console.is_terminal:
@@ -297,7 +309,15 @@ class ProgressDisplay:
         elapsed = time.monotonic() - self.started
         rate = (done - self.base_done) / elapsed if elapsed > 0 else 0.0
         self.progress.update(self.task, completed=done, total=total, rate=f"{rate:,.0f}")
+        self.standings = standings
         lines = statistics.take_lines() if statistics is not None else []
+        if (self.verbose or not self.console.is_terminal) and self._line_due(done, total):
+            self._line_at = (done, time.monotonic())
+            line = _progress_line(done, total, rate, elapsed)
+            if self.console.is_terminal:  # above the live view
+                self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+            else:
+                lines.insert(0, line)
         if not self.console.is_terminal:
             for line in lines:
                 self.console.print(
@@ -312,10 +332,42 @@ class ProgressDisplay:
             parts.append(standings.table(solitaire=self.solitaire))
         self.live.update(Group(*parts))
 
+    def _line_due(self, done: int, total: int) -> bool:
+        last_done, last_time = self._line_at
+        if done == last_done:
+            return False
+        step = max(1, total // 10)
+        return (
+            self.verbose
+            or done >= total
+            or done // step > last_done // step
+            or time.monotonic() - last_time >= PROGRESS_LINE_SECONDS
+        )
+
     def final(self, statistics: LiveStatistics | None) -> None:
-        """Print the last refit when it is not on screen already."""
-        if statistics is None or not statistics.stale:
-            return
-        statistics.refit()
-        for line in statistics.take_lines():
-            self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+        """Print the last refit when it is not on screen already, and (not on a
+        terminal, where the live view showed them) the standings."""
+        if statistics is not None and statistics.stale:
+            statistics.refit()
+            for line in statistics.take_lines():
+                self.console.print(line, highlight=False, markup=False, soft_wrap=True)
+        if (
+            self.standings is not None
+            and self.standings.tallies.bots
+            and (self.verbose or not self.console.is_terminal)
+        ):
+            count = len(self.standings.tallies.bots)
+            self.console.print(self.standings.table(count, solitaire=self.solitaire))
+
+
+def _progress_line(done: int, total: int, rate: float, elapsed: float) -> str:
+    """``50% 257 games/s, 0:00:01 elapsed, ETA 0:00:01``."""
+    left = (total - done) / rate if rate > 0 else None
+    eta = "–" if left is None else _clock(left)
+    percent = 100 * done // total if total else 100
+    return f"{percent}% {rate:,.0f} games/s, {_clock(elapsed)} elapsed, ETA {eta}"
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02}:{whole % 60:02}"

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import engines
 import engines.cards
-from arena.cli import COMMANDS, ArenaGroup, app, build_command
+from arena.cli import COMMANDS, ArenaGroup, app, build_command, root_options
 from arena.cli import bots as bots_cli
 from arena.cli import report as report_cli
 from arena.cli import tournament as tournament_cli
@@ -77,6 +77,7 @@ def loaded_modules(
 def test_importing_the_command_line_help_and_games_load_nothing_heavy(tmp_path: Path) -> None:
     commands = [
         ("--help",),
+        ("--version",),
         ("games",),
         ("tournament", "run", "--help"),
         ("bench", "--help"),
@@ -114,8 +115,9 @@ def eager_app() -> typer.Typer:
         help=app.info.help,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
     )
+    eager.callback()(root_options)
     for name, entry in COMMANDS.items():
         target = getattr(importlib.import_module(f"arena.cli.{entry.module}"), entry.attribute)
         if isinstance(target, typer.Typer):

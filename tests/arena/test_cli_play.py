@@ -152,11 +152,11 @@ def test_points_match_reaches_its_target(tmp_path: Path) -> None:
         (["play", "koenigsgarten", "-b", "random", "-b", "random:seed=x"], "'x'"),
         (["play", "koenigsgarten", "-b", "random"], "played by 2 seats, not 1"),
         (
-            ["play", "koenigsgarten", "-b", "random", "-b", "random", "-o", "size=5"],
+            ["play", "koenigsgarten", "-b", "random", "-b", "random", "-O", "size=5"],
             "unknown option 'size'",
         ),
         (
-            ["play", "koenigsgarten", "-b", "random", "-b", "random", "-o", "size"],
+            ["play", "koenigsgarten", "-b", "random", "-b", "random", "-O", "size"],
             "bad option 'size'",
         ),
         (

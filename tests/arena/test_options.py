@@ -28,7 +28,7 @@ def test_play_reads_a_deck_file_into_the_record(tmp_path: Path) -> None:
             "random",
             "-b",
             "random",
-            "-o",
+            "-O",
             f"deck={DECK}",
             "--seed",
             "3",
@@ -60,7 +60,7 @@ def test_a_bad_deck_file_is_one_clear_line(tmp_path: Path) -> None:
     bad.write_text(DECK.read_text().replace("circles = 2", "circles = 3", 1))
     result = runner.invoke(
         app,
-        ["play", "kardinal", "-b", "random", "-b", "random", "-b", "random", "-o", f"deck={bad}"],
+        ["play", "kardinal", "-b", "random", "-b", "random", "-b", "random", "-O", f"deck={bad}"],
     )
     assert result.exit_code == 2 and "circles" in result.stderr
     config = tmp_path / "t.toml"

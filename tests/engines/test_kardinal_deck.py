@@ -67,10 +67,10 @@ def test_a_deck_may_name_countries_by_code_and_leave_out_no_symbol() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d["cards"].pop(), r"55 cards.*Frankreich 7 \(not 8\)"),
+        (lambda d: d["cards"].pop(), r"56 expected.*55 found.*Frankreich 7 \(not 8\)"),
         (
             lambda d: d["cards"].append({"country": "England", "circles": 1}),
-            r"57 cards.*England 6 \(not 5\)",
+            r"56 expected.*57 found.*England 6 \(not 5\)",
         ),
         (lambda d: d["cards"][0].update(country="Preußen"), r"cards\[0\]\.country.*'Preußen'"),
         (lambda d: d["cards"][7].update(circles=3), r"cards\[7\]\.circles.*not 3"),
@@ -85,7 +85,7 @@ def test_a_deck_may_name_countries_by_code_and_leave_out_no_symbol() -> None:
         ),
         (lambda d: d["cards"][4].update(symbol="horse"), r"cards\[4\]\.symbol"),
         (lambda d: d["cards"][4].update(ships=1), r"cards\[4\]\.ships"),
-        (lambda d: d["tablets"].update(minus2=3), r"8 law tablets.*has 9"),
+        (lambda d: d["tablets"].update(minus2=3), r"8 law tablets expected, 9 found"),
         (lambda d: d["tablets"].update(joker=1), r"tablets\.joker"),
         (lambda d: d.pop("cards"), r"cards"),
     ],
