@@ -1,11 +1,12 @@
-"""The continuous ladder on the web (issue 18), read-only.
+"""The continuous ladder on the web (issue 18).
 
 A game's ladders (standings with 95% intervals, bot status, running version tests) are
 on ``/games/GAME`` and ``GET /api/ladders/GAME``; a bot's ladder ratings over time and
 its version tests on ``/bots/NAME``, ``GET /api/bots/NAME/ladder`` and the plot
-``GET /api/bots/NAME/ladder.png``. Starting and stopping a ladder stays on the command
-line (``arena ladder start|stop``); an owner stops a test with ``arena ladder stop-test``
-or, with a token, ``POST /api/bots/NAME@V/regression-tests/stop``.
+``GET /api/bots/NAME/ladder.png``. An operator's token starts and stops ladders
+(``POST /api/ladders``, ``POST /api/ladders/ID/stop``, as ``arena ladder start|stop``);
+an owner stops a test with ``arena ladder stop-test`` or, with a token,
+``POST /api/bots/NAME@V/regression-tests/stop``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -22,10 +24,12 @@ from arena.errors import NotFoundError
 from arena.ladder.service import TestLine, describe_tests, standings, stored_games
 from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
-from arena.store.models import BotVersion, Ladder
+from arena.store.models import BotVersion, Ladder, Tournament
 from arena.web import schemas
+from arena.web.accounts import CHANGE_LADDER, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
-from arena.web.app import WebContext, context, plain_url
+from arena.web.app import FieldError, RowId, WebContext, context, plain_url
+from engines.errors import GameError
 from engines.registry import get_game
 
 router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)], tags=["ladders"])
@@ -133,27 +137,39 @@ def game_ladders(engine: Engine, game: str) -> list[GameLadder]:
     Raises UnknownGameError for a game that does not exist.
     """
     name = get_game(game).name
-    found = []
     with Session(engine) as session:
-        for ladder, tournament in all_ladders(session):
-            if ladder.game != name:
-                continue
-            assert ladder.id is not None
-            running = regression_tests(session, ladder_id=ladder.id, running=True)
-            found.append(
-                GameLadder(
-                    id=ladder.id,
-                    tournament_id=ladder.tournament_id,
-                    game=ladder.game,
-                    seats=ladder.seats,
-                    time_class=ladder.time_class,
-                    status=str(tournament.status),
-                    games=stored_games(session, ladder),
-                    standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
-                    tests=[_test(line) for line in describe_tests(session, running)],
-                )
-            )
+        found = [
+            _game_ladder(session, ladder, tournament)
+            for ladder, tournament in all_ladders(session)
+            if ladder.game == name
+        ]
     return sorted(found, key=lambda ladder: (ladder.status != "running", ladder.id))
+
+
+def _game_ladder(session: Session, ladder: Ladder, tournament: Tournament) -> GameLadder:
+    assert ladder.id is not None
+    running = regression_tests(session, ladder_id=ladder.id, running=True)
+    return GameLadder(
+        id=ladder.id,
+        tournament_id=ladder.tournament_id,
+        game=ladder.game,
+        seats=ladder.seats,
+        time_class=ladder.time_class,
+        status=str(tournament.status),
+        games=stored_games(session, ladder),
+        standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
+        tests=[_test(line) for line in describe_tests(session, running)],
+    )
+
+
+def one_ladder(engine: Engine, ladder_id: int) -> GameLadder:
+    """Raises NotFoundError for an unknown ladder id."""
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        tournament = None if ladder is None else session.get(Tournament, ladder.tournament_id)
+        if ladder is None or tournament is None:
+            raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
+        return _game_ladder(session, ladder, tournament)
 
 
 def bot_ladders(engine: Engine, reference: str) -> BotLadders:
@@ -257,3 +273,67 @@ def stop_tests(ctx: Context, account: Owner, reference: str) -> list[VersionTest
         assert bot.id is not None
         lines = describe_tests(session, regression_tests(session, bot_id=bot.id))
         return [_test(line) for line in lines]
+
+
+class LadderStart(BaseModel):
+    """What ``arena ladder start`` takes: a stopped ladder of the same game, seat count
+    and time-control class starts again where it was."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = PydanticField(max_length=64, description="see GET /api/games")
+    seats: int | None = PydanticField(
+        default=None, ge=1, le=16, description="seats per game (default: the game's)"
+    )
+    time_control: str | None = PydanticField(
+        default=None,
+        max_length=64,
+        description="a class (bullet | blitz | rapid | classical | unlimited) or a time "
+        "control ('st=0.2', 'tc=60+0.5'); default blitz",
+    )
+
+
+@router.post(
+    "/ladders",
+    status_code=201,
+    response_model=GameLadder,
+    responses={200: {"model": GameLadder, "description": "started again"}, **WRITE_ERRORS},
+)
+def start(ctx: Context, account: Owner, body: LadderStart, response: Response) -> GameLadder:
+    """Start a ladder (an operator's token; ``arena ladder start``): 201 for a new one,
+    200 for a stopped one started again with its settings and games."""
+    from arena.ladder.service import start_ladder
+    from arena.store.db import session_scope
+
+    check_operator(account, "start a ladder")
+    with session_scope(ctx.engine) as session:
+        admit(session, account, CHANGE_LADDER, ctx.settings.rate_limit)
+    try:
+        with session_scope(ctx.engine) as session:
+            ladder, created = start_ladder(
+                session, body.game, seats=body.seats, time_control=body.time_control
+            )
+            ladder_id = ladder.id
+    except GameError as exc:  # an unknown game is bad input here, not a missing page
+        raise FieldError(str(exc)) from None
+    assert ladder_id is not None
+    response.status_code = 201 if created else 200
+    return one_ladder(ctx.engine, ladder_id)
+
+
+@router.post("/ladders/{ladder_id}/stop", response_model=GameLadder, responses=WRITE_ERRORS)
+def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
+    """Stop a ladder (an operator's token; ``arena ladder stop``): workers play no more
+    of it; its games, ratings and tests stay."""
+    from arena.ladder.service import stop_ladder
+    from arena.store.db import session_scope
+
+    check_operator(account, "stop a ladder")
+    with session_scope(ctx.engine) as session:
+        admit(session, account, CHANGE_LADDER, ctx.settings.rate_limit)
+    with session_scope(ctx.engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        if ladder is None:
+            raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
+        stop_ladder(session, ladder)
+    return one_ladder(ctx.engine, ladder_id)
