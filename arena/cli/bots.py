@@ -271,6 +271,10 @@ def _show_ladders(engine: Engine, bot_id: int, plot: Path | None) -> None:
             f"LLR {test.llr:.2f} ({test.lower_bound:.2f} … {test.upper_bound:.2f}), "
             f"{test.games} games" + (f"; {test.message}" if test.message else "")
         )
+        lines.append(
+            f"             its games: arena tournament games {test.tournament_id} "
+            f"--bot {test.candidate} --bot {test.baseline}"
+        )
     if lines:
         console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
     if plot is not None:

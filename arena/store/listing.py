@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -75,11 +75,12 @@ def iter_games(
     result: SeatResult | None = None,
     reason: str | None = None,
     page: int = PAGE_GAMES,
+    also: Sequence[int] = (),
 ) -> Iterator[ListedGame]:
-    """The tournament's stored games in index order: those ``bot_id`` played, those
-    that ended in ``result`` (for ``bot_id``; without one, only ``forfeit`` and
-    ``draw``, a game with a forfeit or a shared first place), those forfeited for
-    ``reason``.
+    """The tournament's stored games in index order: those ``bot_id`` played (and every
+    bot of ``also`` with it, at one table), those that ended in ``result`` (for
+    ``bot_id``; without one, only ``forfeit`` and ``draw``, a game with a forfeit or a
+    shared first place), those forfeited for ``reason``.
 
     Raises:
         GameFilterError: ``win`` or ``loss`` without a bot.
@@ -99,9 +100,9 @@ def iter_games(
         g.c.reason,
         g.c.duration,
     ).where(g.c.tournament_id == tournament_id)
-    if bot_id is not None:
+    for bot in [] if bot_id is None else [bot_id, *also]:
         played = sa.select(s.c.game_index).where(
-            s.c.tournament_id == tournament_id, s.c.bot_id == bot_id
+            s.c.tournament_id == tournament_id, s.c.bot_id == bot
         )
         query = query.where(g.c.index.in_(played))
     if reason is not None:

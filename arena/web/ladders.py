@@ -14,7 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Response
+import sqlalchemy as sa
+from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict
 from pydantic import Field as PydanticField
 from sqlalchemy.engine import Engine
@@ -22,9 +23,17 @@ from sqlmodel import Session, col, select
 
 from arena.errors import NotFoundError
 from arena.ladder.service import TestLine, describe_tests, standings, stored_games
+from arena.ratings.pairs import game_score
 from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
-from arena.store.models import BotVersion, Ladder, Tournament
+from arena.store.models import (
+    BotVersion,
+    GameResult,
+    GameSeat,
+    Ladder,
+    RegressionTest,
+    Tournament,
+)
 from arena.web import schemas
 from arena.web.accounts import CHANGE_LADDER, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
@@ -57,6 +66,9 @@ class VersionTest(BaseModel):
 
     id: int
     ladder: str
+    tournament_id: int
+    """The ladder's tournament; the test's games are at
+    ``/api/bots/CANDIDATE/regression-tests/ID/games``."""
     candidate: str
     baseline: str
     status: str
@@ -119,6 +131,7 @@ def _test(line: TestLine) -> VersionTest:
     return VersionTest(
         id=line.id,
         ladder=line.ladder,
+        tournament_id=line.tournament_id,
         candidate=line.candidate,
         baseline=line.baseline,
         status=line.status,
@@ -337,3 +350,147 @@ def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
             raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
         stop_ladder(session, ladder)
     return one_ladder(ctx.engine, ladder_id)
+
+
+class VersionTestGame(BaseModel):
+    """A game of a regression test: the ladder tournament's game ``index``, where the
+    candidate and its baseline sat at one table."""
+
+    id: int
+    index: int
+    players: list[str]
+    seats: list[int]
+    status: str
+    returns: list[float]
+    ranking: list[int]
+    termination: str
+    offender: int | None
+    reason: str | None
+    candidate_score: float
+    """Against the baseline: 1 ahead, 0.5 level, 0 behind."""
+    viewer: str
+    """The record viewer's page (the record's JSON: ``/api/records/{id}``)."""
+
+
+class VersionTestGames(BaseModel):
+    """A page of a test's games in index order; pass ``next_after`` as ``after`` for the
+    next page (None: this is the last)."""
+
+    test: VersionTest
+    items: list[VersionTestGame]
+    next_after: int | None
+
+
+def find_test(session: Session, reference: str, test_id: int) -> RegressionTest:
+    """The regression test ``test_id`` whose candidate or baseline ``reference`` names
+    (``NAME`` or ``NAME@V``).
+
+    Raises:
+        NotFoundError: no such test of that bot. BotRegistryError: a malformed reference.
+    """
+    name, version = parse_reference(reference)
+    test = session.get(RegressionTest, test_id)
+    if test is not None:
+        for bot_id in (test.candidate_id, test.baseline_id):
+            bot = session.get(BotVersion, bot_id)
+            if bot is not None and bot.name == name and version in (None, bot.version):
+                return test
+    raise NotFoundError(f"no regression test {test_id} of {reference!r}")
+
+
+def version_test_games(
+    engine: Engine, reference: str, test_id: int, *, after: int, limit: int
+) -> VersionTestGames:
+    """The test's games after index ``after``: the ladder tournament's games in which
+    the candidate and its baseline both sat, stored from the test's start to its end.
+
+    Raises:
+        NotFoundError: no such test of that bot.
+    """
+    games, seats = GameResult.__table__, GameSeat.__table__  # type: ignore[attr-defined]
+    with Session(engine) as session:
+        test = find_test(session, reference, test_id)
+        ladder = session.get(Ladder, test.ladder_id)
+        assert ladder is not None
+        tournament_id = ladder.tournament_id
+        (line,) = describe_tests(session, [test])
+        query = sa.select(
+            games.c.id,
+            games.c.index,
+            games.c.seats,
+            games.c.status,
+            games.c.returns,
+            games.c.ranking,
+            games.c.termination,
+            games.c.offender,
+            games.c.reason,
+        ).where(
+            games.c.tournament_id == tournament_id,
+            games.c.index > after,
+            games.c.created >= test.created,
+        )
+        if test.finished is not None:
+            query = query.where(games.c.created <= test.finished)
+        for bot_id in (test.candidate_id, test.baseline_id):
+            query = query.where(
+                games.c.index.in_(
+                    sa.select(seats.c.game_index).where(
+                        seats.c.tournament_id == tournament_id, seats.c.bot_id == bot_id
+                    )
+                )
+            )
+        rows = session.connection().execute(query.order_by(games.c.index).limit(limit + 1)).all()
+        labels = {
+            bot.id: bot.label
+            for bot in session.exec(
+                select(BotVersion).where(
+                    col(BotVersion.id).in_({bot for row in rows for bot in row.seats})
+                )
+            )
+        }
+    items = []
+    for row in rows[:limit]:
+        seat_of = {bot: seat for seat, bot in enumerate(row.seats)}
+        items.append(
+            VersionTestGame(
+                id=row.id,
+                index=row.index,
+                players=[labels.get(bot, str(bot)) for bot in row.seats],
+                seats=list(row.seats),
+                status=row.status,
+                returns=list(row.returns),
+                ranking=list(row.ranking),
+                termination=row.termination,
+                offender=row.offender,
+                reason=row.reason,
+                candidate_score=game_score(
+                    row.ranking[seat_of[test.candidate_id]], row.ranking[seat_of[test.baseline_id]]
+                ),
+                viewer=f"/records/{row.id}",
+            )
+        )
+    return VersionTestGames(
+        test=_test(line),
+        items=items,
+        next_after=items[-1].index if len(rows) > limit else None,
+    )
+
+
+AfterQuery = Annotated[
+    int, Query(ge=-1, le=2**62, description="list the games after this index (-1: from the first)")
+]
+LimitQuery = Annotated[int, Query(ge=1, le=1000)]
+
+
+@router.get(
+    "/bots/{reference}/regression-tests/{test_id}/games",
+    response_model=VersionTestGames,
+    responses=ERRORS,
+)
+def games_of_test(
+    ctx: Context, reference: str, test_id: RowId, after: AfterQuery = -1, limit: LimitQuery = 100
+) -> VersionTestGames:
+    """A regression test's games in index order (``arena tournament games ID --bot
+    CANDIDATE --bot BASELINE``), a page at a time: each game's players, result and
+    the link to its record viewer."""
+    return version_test_games(ctx.engine, reference, test_id, after=after, limit=limit)
