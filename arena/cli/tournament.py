@@ -392,6 +392,12 @@ def games_command(
             help="only forfeits for this reason (timeout, crash, illegal_action, …)",
         ),
     ] = None,
+    from_index: Annotated[
+        int | None, typer.Option(min=0, metavar="INDEX", help="only games from this index on")
+    ] = None,
+    to_index: Annotated[
+        int | None, typer.Option(min=0, metavar="INDEX", help="only games up to this index")
+    ] = None,
     limit: Annotated[int, typer.Option(min=0, help="show at most N games; 0: all")] = 100,
     db: DbOption = None,
 ) -> None:
@@ -417,6 +423,7 @@ def games_command(
             also=bot_ids[1:],
             result=wanted,
             reason=reason,
+            indices=(from_index, to_index),
         )
         shown = 0
         labels: dict[int, str] = {}

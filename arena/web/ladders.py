@@ -14,7 +14,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict
 from pydantic import Field as PydanticField
@@ -26,10 +25,9 @@ from arena.ladder.service import TestLine, describe_tests, standings, stored_gam
 from arena.ratings.pairs import game_score
 from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
+from arena.store.listing import version_test_games as version_test_rows
 from arena.store.models import (
     BotVersion,
-    GameResult,
-    GameSeat,
     Ladder,
     RegressionTest,
     Tournament,
@@ -407,39 +405,10 @@ def version_test_games(
     Raises:
         NotFoundError: no such test of that bot.
     """
-    games, seats = GameResult.__table__, GameSeat.__table__  # type: ignore[attr-defined]
     with Session(engine) as session:
         test = find_test(session, reference, test_id)
-        ladder = session.get(Ladder, test.ladder_id)
-        assert ladder is not None
-        tournament_id = ladder.tournament_id
         (line,) = describe_tests(session, [test])
-        query = sa.select(
-            games.c.id,
-            games.c.index,
-            games.c.seats,
-            games.c.status,
-            games.c.returns,
-            games.c.ranking,
-            games.c.termination,
-            games.c.offender,
-            games.c.reason,
-        ).where(
-            games.c.tournament_id == tournament_id,
-            games.c.index > after,
-            games.c.created >= test.created,
-        )
-        if test.finished is not None:
-            query = query.where(games.c.created <= test.finished)
-        for bot_id in (test.candidate_id, test.baseline_id):
-            query = query.where(
-                games.c.index.in_(
-                    sa.select(seats.c.game_index).where(
-                        seats.c.tournament_id == tournament_id, seats.c.bot_id == bot_id
-                    )
-                )
-            )
-        rows = session.connection().execute(query.order_by(games.c.index).limit(limit + 1)).all()
+        rows = version_test_rows(session, test, after=after, limit=limit + 1)
         labels = {
             bot.id: bot.label
             for bot in session.exec(

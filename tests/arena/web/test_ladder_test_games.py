@@ -86,6 +86,17 @@ def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(web: Web) -> Non
     with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
         for _ in range(2):
             player.play_batch(ladder_id)
+    with Session(web.engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        together = [
+            g.index
+            for g in session.exec(
+                select(GameResult).where(GameResult.tournament_id == ladder.tournament_id)
+            )
+            if {test.candidate_id, test.baseline_id} <= set(g.seats)
+        ]
+    assert len(together) > len(expected)  # the two met again after the test
     assert [g["index"] for g in web.client.get(url).json()["items"]] == expected
 
 
@@ -133,11 +144,27 @@ def test_bots_show_prints_the_command_that_lists_the_tests_games(web: Web, db_ur
     runner = CliRunner()
     shown = runner.invoke(app, ["bots", "show", "mine@2", "--db", db_url])
     assert shown.exit_code == 0, shown.output
-    command = f"arena tournament games {tournament_id} --bot mine@2 --bot mine@1"
+    expected = expected_indices(web, test)
+    command = (
+        f"arena tournament games {tournament_id} --bot mine@2 --bot mine@1 "
+        f"--from-index {expected[0]} --to-index {expected[-1]}"
+    )
     assert command in " ".join(shown.output.split())
     listed = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
     assert listed.exit_code == 0, listed.output
     lines = [line for line in listed.output.splitlines() if line.startswith("#")]
-    assert [int(line.split()[0][1:]) for line in lines] == expected_indices(web, test)
+    assert [int(line.split()[0][1:]) for line in lines] == expected
     for line in lines:
         assert "mine@1" in line and "mine@2" in line
+    # the bounds keep out the games the two play after the test
+    with session_scope(web.engine) as session:
+        stored = session.get(RegressionTest, test.id)
+        assert stored is not None
+        end_test(session, stored, RegressionStatus.STOPPED, "stopped for the test")
+    with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
+        for _ in range(2):
+            player.play_batch(ladder_id)
+    later = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
+    assert [int(line.split()[0][1:]) for line in later.output.splitlines() if line[:1] == "#"] == (
+        expected
+    )
