@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Query, Response
-from pydantic import BaseModel, ConfigDict
+from fastapi import APIRouter, Depends, Form, Query, Request, Response
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as PydanticField
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
@@ -27,6 +29,7 @@ from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
 from arena.store.listing import version_test_games as version_test_rows
 from arena.store.models import (
+    Account,
     BotVersion,
     Ladder,
     RegressionTest,
@@ -36,6 +39,8 @@ from arena.web import schemas
 from arena.web.accounts import CHANGE_LADDER, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
 from arena.web.app import FieldError, RowId, WebContext, context, plain_url
+from arena.web.play import signed_in
+from arena.web.sessions import check_csrf
 from engines.errors import GameError
 from engines.registry import get_game
 
@@ -313,6 +318,26 @@ class LadderStart(BaseModel):
 def start(ctx: Context, account: Owner, body: LadderStart, response: Response) -> GameLadder:
     """Start a ladder (an operator's token; ``arena ladder start``): 201 for a new one,
     200 for a stopped one started again with its settings and games."""
+    ladder_id, created = start_as(ctx, account, body)
+    response.status_code = 201 if created else 200
+    return one_ladder(ctx.engine, ladder_id)
+
+
+@router.post("/ladders/{ladder_id}/stop", response_model=GameLadder, responses=WRITE_ERRORS)
+def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
+    """Stop a ladder (an operator's token; ``arena ladder stop``): workers play no more
+    of it; its games, ratings and tests stay."""
+    stop_as(ctx, account, ladder_id)
+    return one_ladder(ctx.engine, ladder_id)
+
+
+def start_as(ctx: WebContext, account: Account, body: LadderStart) -> tuple[int, bool]:
+    """Start a ladder for ``account``; returns its id and whether it is new.
+
+    Raises:
+        ForbiddenError: not an operator. RateLimited: too many writes.
+        FieldError, LadderError, TimeControlError: bad settings (start_ladder's message).
+    """
     from arena.ladder.service import start_ladder
     from arena.store.db import session_scope
 
@@ -328,14 +353,16 @@ def start(ctx: Context, account: Owner, body: LadderStart, response: Response) -
     except GameError as exc:  # an unknown game is bad input here, not a missing page
         raise FieldError(str(exc)) from None
     assert ladder_id is not None
-    response.status_code = 201 if created else 200
-    return one_ladder(ctx.engine, ladder_id)
+    return ladder_id, created
 
 
-@router.post("/ladders/{ladder_id}/stop", response_model=GameLadder, responses=WRITE_ERRORS)
-def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
-    """Stop a ladder (an operator's token; ``arena ladder stop``): workers play no more
-    of it; its games, ratings and tests stay."""
+def stop_as(ctx: WebContext, account: Account, ladder_id: int) -> Ladder:
+    """Stop a ladder for ``account``; returns it.
+
+    Raises:
+        ForbiddenError: not an operator. RateLimited: too many writes.
+        NotFoundError: no such ladder.
+    """
     from arena.ladder.service import stop_ladder
     from arena.store.db import session_scope
 
@@ -347,7 +374,54 @@ def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
         if ladder is None:
             raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
         stop_ladder(session, ladder)
-    return one_ladder(ctx.engine, ladder_id)
+        session.expunge(ladder)
+        return ladder
+
+
+forms = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
+"""The game page's operator forms (a browser session, anti-CSRF checked)."""
+
+
+@forms.post("/games/{game}/ladders")
+def start_ladder_form(
+    ctx: Context,
+    request: Request,
+    game: str,
+    csrf: Annotated[str, Form(max_length=200)] = "",
+    seats: Annotated[str, Form(max_length=20)] = "",
+    time_control: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """Start (or start again) a ladder of ``game`` from its page; back to the page."""
+    check_csrf(ctx.sessions, request, csrf)
+    account = signed_in(ctx, request)
+    seats = seats.strip()
+    if seats and not (seats.isascii() and seats.isdigit()):
+        raise FieldError(f"field 'seats': a number (got {seats!r})")
+    try:
+        body = LadderStart(
+            game=game,
+            seats=int(seats) if seats else None,
+            time_control=time_control.strip() or None,
+        )
+    except ValidationError as exc:
+        raise FieldError(f"bad ladder settings: {exc.errors()[0]['msg']}") from None
+    start_as(ctx, account, body)
+    return RedirectResponse(f"/games/{quote(body.game)}#ladders-area", status_code=303)
+
+
+@forms.post("/games/{game}/ladders/{ladder_id}/stop")
+def stop_ladder_form(
+    ctx: Context,
+    request: Request,
+    game: str,
+    ladder_id: RowId,
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """Stop a ladder from its game's page; back to the page."""
+    check_csrf(ctx.sessions, request, csrf)
+    account = signed_in(ctx, request)
+    ladder = stop_as(ctx, account, ladder_id)
+    return RedirectResponse(f"/games/{quote(ladder.game)}#ladders-area", status_code=303)
 
 
 class VersionTestGame(BaseModel):

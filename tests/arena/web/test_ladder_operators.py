@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sqlmodel import Session, select
@@ -129,3 +130,55 @@ def test_the_cli_grants_and_withdraws_the_operator_right(tmp_path: Path) -> None
     missing = runner.invoke(app, ["users", "grant", "nobody", "--operator", "--db", db])
     assert missing.exit_code != 0 and "'nobody'" in missing.output
     assert "Traceback" not in missing.output
+
+
+CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
+
+
+def signed_in(web: Web, token_header: dict[str, str]) -> str:
+    """Sign the web client in with the token; returns the session's anti-CSRF token."""
+    token = token_header["Authorization"].removeprefix("Bearer ")
+    found = CSRF.search(web.client.get("/signin").text)
+    assert found
+    answer = web.client.post(
+        "/signin", data={"token": token, "csrf": found[1], "next": f"/games/{GAME}"}
+    )
+    assert answer.status_code == 200
+    found = CSRF.search(answer.text)
+    assert found
+    return found[1]
+
+
+def test_the_game_page_has_the_operators_start_and_stop_forms(web: Web) -> None:
+    csrf = signed_in(web, operator(web))
+    page = web.client.get(f"/games/{GAME}").text
+    assert 'id="ladder-start-form"' in page
+    form = {"csrf": csrf, "seats": "2", "time_control": "unlimited"}
+    started = web.client.post(f"/games/{GAME}/ladders", data=form, follow_redirects=False)
+    assert (
+        started.status_code == 303 and started.headers["location"] == f"/games/{GAME}#ladders-area"
+    )
+    (ladder,) = web.client.get(f"/api/ladders/{GAME}").json()
+    assert (ladder["seats"], ladder["time_class"], ladder["status"]) == (2, "unlimited", "running")
+    stop_url = f"/games/{GAME}/ladders/{ladder['id']}/stop"
+    assert f'action="{stop_url}"' in web.client.get(f"/games/{GAME}").text
+    for bad in ({}, {"csrf": "x" + csrf}):  # no or a wrong anti-CSRF token
+        assert web.client.post(stop_url, data=bad).status_code == 403
+    evil = web.client.post(stop_url, data={"csrf": csrf}, headers={"Origin": "http://evil.example"})
+    assert evil.status_code == 403
+    assert ladder_status(web, ladder["id"]) == "running"
+    stopped = web.client.post(stop_url, data={"csrf": csrf}, follow_redirects=False)
+    assert stopped.status_code == 303
+    assert ladder_status(web, ladder["id"]) == "stopped"
+    bad = web.client.post(f"/games/{GAME}/ladders", data={**form, "time_control": "sometimes"})
+    assert bad.status_code == 422 and "sometimes" in bad.text
+
+
+def test_a_signed_in_non_operator_gets_no_form_and_is_refused(web: Web) -> None:
+    csrf = signed_in(web, web.auth("bob"))
+    assert 'id="ladder-start-form"' not in web.client.get(f"/games/{GAME}").text
+    form = {"csrf": csrf, "seats": "2", "time_control": "unlimited"}
+    refused = web.client.post(f"/games/{GAME}/ladders", data=form)
+    assert refused.status_code == 403 and "only an operator" in refused.text
+    with Session(web.engine) as session:
+        assert session.exec(select(Ladder)).first() is None
