@@ -140,45 +140,20 @@ def _played_together(tournament_id: int, bots: Sequence[int]) -> list[sa.ColumnE
     ]
 
 
-def version_test_games(
-    session: Session, test: RegressionTest, *, after: int = -1, limit: int | None = None
-) -> Sequence[Any]:
-    """A regression test's games after index ``after`` in index order, at most
-    ``limit``: the ladder tournament's games in which the candidate and its baseline
-    both sat, stored from the test's start to its end. Each row has the game's ``id``,
-    ``index``, ``seats``, ``status``, ``returns``, ``ranking``, ``termination``,
-    ``offender`` and ``reason``."""
-    g = GAME_TABLE
-    query = (
-        sa.select(
-            g.c.id,
-            g.c.index,
-            g.c.seats,
-            g.c.status,
-            g.c.returns,
-            g.c.ranking,
-            g.c.termination,
-            g.c.offender,
-            g.c.reason,
-        )
-        .where(*_test_games(session, test), g.c.index > after)
-        .order_by(g.c.index)
-        .limit(limit)
-    )
-    return session.connection().execute(query).all()
-
-
 def version_test_bounds(session: Session, test: RegressionTest) -> tuple[int, int] | None:
     """The first and last index of a regression test's games; None before its first."""
     g = GAME_TABLE
     query = sa.select(sa.func.min(g.c.index), sa.func.max(g.c.index)).where(
-        *_test_games(session, test)
+        *version_test_conditions(session, test)
     )
     first, last = session.connection().execute(query).one()
     return None if first is None else (int(first), int(last))
 
 
-def _test_games(session: Session, test: RegressionTest) -> list[sa.ColumnElement[bool]]:
+def version_test_conditions(session: Session, test: RegressionTest) -> list[sa.ColumnElement[bool]]:
+    """Conditions on the game table that keep a regression test's games: the ladder
+    tournament's games in which the candidate and its baseline both sat, stored from the
+    test's start to its end."""
     ladder = session.get(Ladder, test.ladder_id)
     assert ladder is not None
     g = GAME_TABLE

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Annotated
 from urllib.parse import quote
 
+import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Form, Query, Request, Response
 from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -27,7 +28,7 @@ from arena.ladder.service import TestLine, describe_tests, standings, stored_gam
 from arena.ratings.pairs import game_score
 from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
-from arena.store.listing import version_test_games as version_test_rows
+from arena.store.listing import version_test_conditions
 from arena.store.models import (
     Account,
     BotVersion,
@@ -35,7 +36,7 @@ from arena.store.models import (
     RegressionTest,
     Tournament,
 )
-from arena.web import schemas
+from arena.web import queries, schemas
 from arena.web.accounts import CHANGE_LADDER, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
 from arena.web.app import FieldError, RowId, WebContext, context, plain_url
@@ -424,20 +425,10 @@ def stop_ladder_form(
     return RedirectResponse(f"/games/{quote(ladder.game)}#ladders-area", status_code=303)
 
 
-class VersionTestGame(BaseModel):
+class VersionTestGame(schemas.StoredGame):
     """A game of a regression test: the ladder tournament's game ``index``, where the
     candidate and its baseline sat at one table."""
 
-    id: int
-    index: int
-    players: list[str]
-    seats: list[int]
-    status: str
-    returns: list[float]
-    ranking: list[int]
-    termination: str
-    offender: int | None
-    reason: str | None
     candidate_score: float
     """Against the baseline: 1 ahead, 0.5 level, 0 behind."""
     viewer: str
@@ -482,33 +473,25 @@ def version_test_games(
     with Session(engine) as session:
         test = find_test(session, reference, test_id)
         (line,) = describe_tests(session, [test])
-        rows = version_test_rows(session, test, after=after, limit=limit + 1)
-        labels = {
-            bot.id: bot.label
-            for bot in session.exec(
-                select(BotVersion).where(
-                    col(BotVersion.id).in_({bot for row in rows for bot in row.seats})
-                )
-            )
-        }
+        games = queries.GAMES
+        query = (
+            sa.select(*queries.GAME_COLUMNS)
+            .where(*version_test_conditions(session, test), games.c.index > after)
+            .order_by(games.c.index)
+            .limit(limit + 1)
+        )
+        rows = session.connection().execute(query).all()
+        labels = queries.labels_of(session, {bot for row in rows for bot in row.seats})
     items = []
     for row in rows[:limit]:
         seat_of = {bot: seat for seat, bot in enumerate(row.seats)}
+        score = game_score(
+            row.ranking[seat_of[test.candidate_id]], row.ranking[seat_of[test.baseline_id]]
+        )
         items.append(
             VersionTestGame(
-                id=row.id,
-                index=row.index,
-                players=[labels.get(bot, str(bot)) for bot in row.seats],
-                seats=list(row.seats),
-                status=row.status,
-                returns=list(row.returns),
-                ranking=list(row.ranking),
-                termination=row.termination,
-                offender=row.offender,
-                reason=row.reason,
-                candidate_score=game_score(
-                    row.ranking[seat_of[test.candidate_id]], row.ranking[seat_of[test.baseline_id]]
-                ),
+                **queries.stored_game(row, labels).model_dump(),
+                candidate_score=score,
                 viewer=f"/records/{row.id}",
             )
         )

@@ -44,6 +44,17 @@ def expected_indices(web: Web, test: RegressionTest) -> list[int]:
     ]
 
 
+def end_and_play_on(web: Web, test: RegressionTest, ladder_id: int) -> None:
+    """Stop the test, then play two more batches of the ladder."""
+    with session_scope(web.engine) as session:
+        stored = session.get(RegressionTest, test.id)
+        assert stored is not None
+        end_test(session, stored, RegressionStatus.STOPPED, "stopped for the test")
+    with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
+        for _ in range(2):
+            player.play_batch(ladder_id)
+
+
 def all_pages(web: Web, url: str, limit: int) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     after = -1
@@ -79,13 +90,7 @@ def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(web: Web) -> Non
     assert by_baseline["items"] == whole["items"]
 
     # once the test ends, games the two play later are not its games
-    with session_scope(web.engine) as session:
-        stored = session.get(RegressionTest, test.id)
-        assert stored is not None
-        end_test(session, stored, RegressionStatus.STOPPED, "stopped for the test")
-    with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
-        for _ in range(2):
-            player.play_batch(ladder_id)
+    end_and_play_on(web, test, ladder_id)
     with Session(web.engine) as session:
         ladder = session.get(Ladder, ladder_id)
         assert ladder is not None
@@ -157,13 +162,7 @@ def test_bots_show_prints_the_command_that_lists_the_tests_games(web: Web, db_ur
     for line in lines:
         assert "mine@1" in line and "mine@2" in line
     # the bounds keep out the games the two play after the test
-    with session_scope(web.engine) as session:
-        stored = session.get(RegressionTest, test.id)
-        assert stored is not None
-        end_test(session, stored, RegressionStatus.STOPPED, "stopped for the test")
-    with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
-        for _ in range(2):
-            player.play_batch(ladder_id)
+    end_and_play_on(web, test, ladder_id)
     later = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
     assert [int(line.split()[0][1:]) for line in later.output.splitlines() if line[:1] == "#"] == (
         expected
