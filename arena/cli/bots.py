@@ -251,11 +251,14 @@ def _show_ladders(engine: Engine, bot_id: int, plot: Path | None) -> None:
 
     from arena.ladder.service import describe_tests
     from arena.store.ladders import rating_history, regression_tests
+    from arena.store.listing import version_test_bounds
     from arena.store.models import BotVersion
 
     with Session(engine) as session:
         histories = rating_history(session, bot_id)
-        tests = describe_tests(session, regression_tests(session, bot_id=bot_id))
+        stored_tests = regression_tests(session, bot_id=bot_id)
+        tests = describe_tests(session, stored_tests)
+        bounds = [version_test_bounds(session, test) for test in stored_tests]
         bot = session.get(BotVersion, bot_id)
         assert bot is not None
         label = bot.label
@@ -266,12 +269,18 @@ def _show_ladders(engine: Engine, bot_id: int, plot: Path | None) -> None:
             f"  ladder:    {ladder.game} {ladder.time_class}, {ladder.seats} seats: Elo "
             f"{last.rating:.0f} ({last.lower:.0f} … {last.upper:.0f}), {last.games} games"
         )
-    for test in tests:
+    for test, games in zip(tests, bounds, strict=True):
         lines.append(
             f"  test:      {test.candidate} vs {test.baseline} ({test.ladder}): {test.status}, "
             f"LLR {test.llr:.2f} ({test.lower_bound:.2f} … {test.upper_bound:.2f}), "
             f"{test.games} games" + (f"; {test.message}" if test.message else "")
         )
+        if games is not None:
+            lines.append(
+                f"             its games: arena tournament games {test.tournament_id} "
+                f"--bot {test.candidate} --bot {test.baseline} "
+                f"--from-index {games[0]} --to-index {games[1]}"
+            )
     if lines:
         console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
     if plot is not None:

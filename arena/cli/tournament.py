@@ -388,13 +388,20 @@ def cancel(
 def games_command(
     tournament_id: Annotated[int, typer.Argument(metavar="ID")],
     bot: Annotated[
-        str | None, typer.Option("--bot", "-b", metavar="NAME[@V]", help="only games it played")
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            "-b",
+            metavar="NAME[@V]",
+            help="only games it played; repeated: games all of them played together",
+        ),
     ] = None,
     result: Annotated[
         str | None,
         typer.Option(
             metavar="RESULT",
-            help="win | loss | draw | forfeit (of --bot; without it: draw or forfeit games)",
+            help="win | loss | draw | forfeit (of the first --bot; without it: draw or "
+            "forfeit games)",
         ),
     ] = None,
     reason: Annotated[
@@ -403,6 +410,12 @@ def games_command(
             metavar="REASON",
             help="only forfeits for this reason (timeout, crash, illegal_action, …)",
         ),
+    ] = None,
+    from_index: Annotated[
+        int | None, typer.Option(min=0, metavar="INDEX", help="only games from this index on")
+    ] = None,
+    to_index: Annotated[
+        int | None, typer.Option(min=0, metavar="INDEX", help="only games up to this index")
     ] = None,
     limit: Annotated[int, typer.Option(min=0, help="show at most N games; 0: all")] = 100,
     db: DbOption = None,
@@ -421,8 +434,16 @@ def games_command(
     engine = database(db)
     with Session(engine) as session:
         tournament = get_tournament(session, tournament_id)
-        bot_id = None if bot is None else find_bot(session, bot, game=tournament.game).id
-        games = iter_games(session, tournament_id, bot_id=bot_id, result=wanted, reason=reason)
+        bot_ids = [find_bot(session, b, game=tournament.game).id or 0 for b in bot or []]
+        games = iter_games(
+            session,
+            tournament_id,
+            bot_id=bot_ids[0] if bot_ids else None,
+            also=bot_ids[1:],
+            result=wanted,
+            reason=reason,
+            indices=(from_index, to_index),
+        )
         shown = 0
         labels: dict[int, str] = {}
         batch: list[str] = []

@@ -148,6 +148,9 @@ def worker(
 @users_app.command("add")
 def add_user(
     name: Annotated[str, typer.Argument(help="the account's name")],
+    operator: Annotated[
+        bool, typer.Option("--operator", help="it may start and stop ladders over the web")
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Create an account and print its token (shown once; only its hash is stored)."""
@@ -156,12 +159,33 @@ def add_user(
 
     engine = database(db)
     with session_scope(engine) as session:
-        _, token = create_account(session, name)
+        _, token = create_account(session, name, operator=operator)
     console.print(token, markup=False, highlight=False, soft_wrap=True)
     error_console.print(
         f"account {name!r} created; send the token as 'Authorization: Bearer TOKEN'. "
         "It is not shown again (`arena users token NAME` makes a new one)."
     )
+
+
+@users_app.command("grant")
+def grant(
+    name: Annotated[str, typer.Argument(help="the account's name")],
+    operator: Annotated[
+        bool,
+        typer.Option(
+            "--operator/--no-operator", help="may start and stop ladders over the web, or not"
+        ),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Grant an account the operator's right (starting and stopping ladders over the
+    web), or withdraw it."""
+    from arena.store.db import session_scope
+    from arena.web.accounts import set_operator
+
+    with session_scope(database(db)) as session:
+        set_operator(session, name, operator)
+    console.print(f"account {name!r} {'is' if operator else 'is not'} an operator", markup=False)
 
 
 @users_app.command("token")
@@ -191,7 +215,7 @@ def list_users(db: DbOption = None) -> None:
     with Session(engine) as session:
         accounts = list_accounts(session)
         table = Table(title="accounts")
-        for column in ("name", "created", "bot versions", "tournaments"):
+        for column in ("name", "created", "operator", "bot versions", "tournaments"):
             table.add_column(column)
         for account in accounts:
             bots = session.exec(select(func.count()).where(BotVersion.owner_id == account.id)).one()
@@ -201,6 +225,7 @@ def list_users(db: DbOption = None) -> None:
             table.add_row(
                 account.name,
                 account.created.strftime("%Y-%m-%d %H:%M"),
+                "yes" if account.operator else "",
                 str(bots),
                 str(tournaments),
             )

@@ -269,6 +269,8 @@ class TestLine:
 
     id: int
     ladder: str
+    tournament_id: int
+    """The ladder's tournament, whose games the test's are."""
     candidate: str
     baseline: str
     status: str
@@ -301,6 +303,7 @@ def describe_tests(session: Session, tests: list[RegressionTest]) -> list[TestLi
             TestLine(
                 id=test.id,
                 ladder=f"{ladder.game} {ladder.time_class} {ladder.seats} seats",
+                tournament_id=ladder.tournament_id,
                 candidate=labels.get(test.candidate_id, str(test.candidate_id)),
                 baseline=labels.get(test.baseline_id, str(test.baseline_id)),
                 status=test.status,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -21,7 +21,7 @@ from sqlmodel import Session
 from arena.errors import ArenaError
 from arena.play.results import GameStatus
 from arena.players.subprocess_bot import STDERR_MARKER
-from arena.store.models import GameResult, GameSeat
+from arena.store.models import GameResult, GameSeat, Ladder, RegressionTest
 
 PAGE_GAMES = 500
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
@@ -75,18 +75,21 @@ def iter_games(
     result: SeatResult | None = None,
     reason: str | None = None,
     page: int = PAGE_GAMES,
+    also: Sequence[int] = (),
+    indices: tuple[int | None, int | None] = (None, None),
 ) -> Iterator[ListedGame]:
-    """The tournament's stored games in index order: those ``bot_id`` played, those
-    that ended in ``result`` (for ``bot_id``; without one, only ``forfeit`` and
-    ``draw``, a game with a forfeit or a shared first place), those forfeited for
-    ``reason``.
+    """The tournament's stored games in index order: those ``bot_id`` played (and every
+    bot of ``also`` with it, at one table), those that ended in ``result`` (for
+    ``bot_id``; without one, only ``forfeit`` and ``draw``, a game with a forfeit or a
+    shared first place), those forfeited for ``reason``, those whose index is within
+    ``indices`` (first, last; None: no bound).
 
     Raises:
         GameFilterError: ``win`` or ``loss`` without a bot.
     """
     if result in (SeatResult.WIN, SeatResult.LOSS) and bot_id is None:
         raise GameFilterError(f"--result {result} needs --bot: whose {result}?")
-    g, s = GAME_TABLE, SEAT_TABLE
+    g = GAME_TABLE
     query = sa.select(
         g.c.index,
         g.c.seed,
@@ -99,11 +102,12 @@ def iter_games(
         g.c.reason,
         g.c.duration,
     ).where(g.c.tournament_id == tournament_id)
-    if bot_id is not None:
-        played = sa.select(s.c.game_index).where(
-            s.c.tournament_id == tournament_id, s.c.bot_id == bot_id
-        )
-        query = query.where(g.c.index.in_(played))
+    query = query.where(*_played_together(tournament_id, [] if bot_id is None else [bot_id, *also]))
+    first, last = indices
+    if first is not None:
+        query = query.where(g.c.index >= first)
+    if last is not None:
+        query = query.where(g.c.index <= last)
     if reason is not None:
         query = query.where(g.c.reason == reason)
     if result == SeatResult.FORFEIT and bot_id is None:
@@ -123,6 +127,44 @@ def iter_games(
         )
         if _matches(game, bot_id, result):
             yield game
+
+
+def _played_together(tournament_id: int, bots: Sequence[int]) -> list[sa.ColumnElement[bool]]:
+    """Conditions on the game table: every one of ``bots`` sat at the game."""
+    s = SEAT_TABLE
+    return [
+        GAME_TABLE.c.index.in_(
+            sa.select(s.c.game_index).where(s.c.tournament_id == tournament_id, s.c.bot_id == bot)
+        )
+        for bot in bots
+    ]
+
+
+def version_test_bounds(session: Session, test: RegressionTest) -> tuple[int, int] | None:
+    """The first and last index of a regression test's games; None before its first."""
+    g = GAME_TABLE
+    query = sa.select(sa.func.min(g.c.index), sa.func.max(g.c.index)).where(
+        *version_test_conditions(session, test)
+    )
+    first, last = session.connection().execute(query).one()
+    return None if first is None else (int(first), int(last))
+
+
+def version_test_conditions(session: Session, test: RegressionTest) -> list[sa.ColumnElement[bool]]:
+    """Conditions on the game table that keep a regression test's games: the ladder
+    tournament's games in which the candidate and its baseline both sat, stored from the
+    test's start to its end."""
+    ladder = session.get(Ladder, test.ladder_id)
+    assert ladder is not None
+    g = GAME_TABLE
+    conditions = [
+        g.c.tournament_id == ladder.tournament_id,
+        g.c.created >= test.created,
+        *_played_together(ladder.tournament_id, [test.candidate_id, test.baseline_id]),
+    ]
+    if test.finished is not None:
+        conditions.append(g.c.created <= test.finished)
+    return conditions
 
 
 def _pages(

@@ -317,6 +317,14 @@ def _v9_ladders(op: Operations) -> None:
     op.create_index("ix_regression_test_candidate_id", "regression_test", ["candidate_id"])
 
 
+def _v10_operators(op: Operations) -> None:
+    """Operator accounts: they start and stop ladders over the web."""
+    op.add_column(
+        "account",
+        sa.Column("operator", sa.Boolean, nullable=False, server_default=sa.false()),
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -327,6 +335,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v7_driver_lease,
     _v8_driver_state,
     _v9_ladders,
+    _v10_operators,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -227,6 +227,8 @@ class Account(SQLModel, table=True):
     name: str
     token_hash: str
     created: datetime = Field(default_factory=utcnow)
+    operator: bool = False
+    """May start and stop ladders over the web (``arena users grant NAME --operator``)."""
 
 
 class WriteRequest(SQLModel, table=True):

@@ -33,6 +33,7 @@ TOKEN_PREFIX = "arena_"
 ACCOUNT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 SUBMIT_BOT = "submit_bot"
 QUEUE_TOURNAMENT = "queue_tournament"
+CHANGE_LADDER = "change_ladder"
 
 
 class AccountError(ArenaError):
@@ -69,7 +70,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def create_account(session: Session, name: str) -> tuple[Account, str]:
+def create_account(session: Session, name: str, *, operator: bool = False) -> tuple[Account, str]:
     """A new account and its token (shown once: only its hash is stored).
 
     Raises:
@@ -93,7 +94,7 @@ def create_account(session: Session, name: str) -> tuple[Account, str]:
             "also its player's name in the browser, so choose another"
         )
     token = _make_token()
-    account = Account(name=name, token_hash=hash_token(token))
+    account = Account(name=name, token_hash=hash_token(token), operator=operator)
     session.add(account)
     session.flush()
     return account, token
@@ -191,6 +192,29 @@ def new_token(session: Session, name: str) -> str:
     account.token_hash = hash_token(token)
     session.add(account)
     return token
+
+
+def set_operator(session: Session, name: str, operator: bool) -> Account:
+    """Grant or withdraw the right to start and stop ladders over the web.
+
+    Raises:
+        NotFoundError: no such account.
+    """
+    account = session.exec(select(Account).where(Account.name == name)).first()
+    if account is None:
+        raise NotFoundError(f"no account {name!r} (see `arena users list`)")
+    account.operator = operator
+    session.add(account)
+    return account
+
+
+def check_operator(account: Account, action: str) -> None:
+    """Raises ForbiddenError unless ``account`` is an operator's."""
+    if not account.operator:
+        raise ForbiddenError(
+            f"only an operator may {action}: account {account.name!r} is not one "
+            "(`arena users grant NAME --operator`)"
+        )
 
 
 def _make_token() -> str:

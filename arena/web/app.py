@@ -371,6 +371,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.include_router(api.router)
     app.include_router(ladders.router)
+    app.include_router(ladders.forms)
     app.include_router(pages.router)
     app.include_router(play.router)
     return app

@@ -1,31 +1,48 @@
-"""The continuous ladder on the web (issue 18), read-only.
+"""The continuous ladder on the web (issue 18).
 
 A game's ladders (standings with 95% intervals, bot status, running version tests) are
 on ``/games/GAME`` and ``GET /api/ladders/GAME``; a bot's ladder ratings over time and
 its version tests on ``/bots/NAME``, ``GET /api/bots/NAME/ladder`` and the plot
-``GET /api/bots/NAME/ladder.png``. Starting and stopping a ladder stays on the command
-line (``arena ladder start|stop``); an owner stops a test with ``arena ladder stop-test``
-or, with a token, ``POST /api/bots/NAME@V/regression-tests/stop``.
+``GET /api/bots/NAME/ladder.png``. An operator's token starts and stops ladders
+(``POST /api/ladders``, ``POST /api/ladders/ID/stop``, as ``arena ladder start|stop``);
+an owner stops a test with ``arena ladder stop-test`` or, with a token,
+``POST /api/bots/NAME@V/regression-tests/stop``.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel
+import sqlalchemy as sa
+from fastapi import APIRouter, Depends, Form, Query, Request, Response
+from fastapi.responses import RedirectResponse
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import Field as PydanticField
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import NotFoundError
 from arena.ladder.service import TestLine, describe_tests, standings, stored_games
+from arena.ratings.pairs import game_score
 from arena.store.bots import parse_reference
 from arena.store.ladders import all_ladders, rating_history, regression_tests
-from arena.store.models import BotVersion, Ladder
-from arena.web import schemas
+from arena.store.listing import version_test_conditions
+from arena.store.models import (
+    Account,
+    BotVersion,
+    Ladder,
+    RegressionTest,
+    Tournament,
+)
+from arena.web import queries, schemas
+from arena.web.accounts import CHANGE_LADDER, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
-from arena.web.app import WebContext, context, plain_url
+from arena.web.app import FieldError, RowId, WebContext, context, plain_url
+from arena.web.play import signed_in
+from arena.web.sessions import check_csrf
+from engines.errors import GameError
 from engines.registry import get_game
 
 router = APIRouter(prefix="/api", dependencies=[Depends(plain_url)], tags=["ladders"])
@@ -53,6 +70,9 @@ class VersionTest(BaseModel):
 
     id: int
     ladder: str
+    tournament_id: int
+    """The ladder's tournament; the test's games are at
+    ``/api/bots/CANDIDATE/regression-tests/ID/games``."""
     candidate: str
     baseline: str
     status: str
@@ -115,6 +135,7 @@ def _test(line: TestLine) -> VersionTest:
     return VersionTest(
         id=line.id,
         ladder=line.ladder,
+        tournament_id=line.tournament_id,
         candidate=line.candidate,
         baseline=line.baseline,
         status=line.status,
@@ -133,27 +154,39 @@ def game_ladders(engine: Engine, game: str) -> list[GameLadder]:
     Raises UnknownGameError for a game that does not exist.
     """
     name = get_game(game).name
-    found = []
     with Session(engine) as session:
-        for ladder, tournament in all_ladders(session):
-            if ladder.game != name:
-                continue
-            assert ladder.id is not None
-            running = regression_tests(session, ladder_id=ladder.id, running=True)
-            found.append(
-                GameLadder(
-                    id=ladder.id,
-                    tournament_id=ladder.tournament_id,
-                    game=ladder.game,
-                    seats=ladder.seats,
-                    time_class=ladder.time_class,
-                    status=str(tournament.status),
-                    games=stored_games(session, ladder),
-                    standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
-                    tests=[_test(line) for line in describe_tests(session, running)],
-                )
-            )
+        found = [
+            _game_ladder(session, ladder, tournament)
+            for ladder, tournament in all_ladders(session)
+            if ladder.game == name
+        ]
     return sorted(found, key=lambda ladder: (ladder.status != "running", ladder.id))
+
+
+def _game_ladder(session: Session, ladder: Ladder, tournament: Tournament) -> GameLadder:
+    assert ladder.id is not None
+    running = regression_tests(session, ladder_id=ladder.id, running=True)
+    return GameLadder(
+        id=ladder.id,
+        tournament_id=ladder.tournament_id,
+        game=ladder.game,
+        seats=ladder.seats,
+        time_class=ladder.time_class,
+        status=str(tournament.status),
+        games=stored_games(session, ladder),
+        standings=[LadderStanding(**vars(line)) for line in standings(session, ladder)],
+        tests=[_test(line) for line in describe_tests(session, running)],
+    )
+
+
+def one_ladder(engine: Engine, ladder_id: int) -> GameLadder:
+    """Raises NotFoundError for an unknown ladder id."""
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        tournament = None if ladder is None else session.get(Tournament, ladder.tournament_id)
+        if ladder is None or tournament is None:
+            raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
+        return _game_ladder(session, ladder, tournament)
 
 
 def bot_ladders(engine: Engine, reference: str) -> BotLadders:
@@ -257,3 +290,233 @@ def stop_tests(ctx: Context, account: Owner, reference: str) -> list[VersionTest
         assert bot.id is not None
         lines = describe_tests(session, regression_tests(session, bot_id=bot.id))
         return [_test(line) for line in lines]
+
+
+class LadderStart(BaseModel):
+    """What ``arena ladder start`` takes: a stopped ladder of the same game, seat count
+    and time-control class starts again where it was."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = PydanticField(max_length=64, description="see GET /api/games")
+    seats: int | None = PydanticField(
+        default=None, ge=1, le=16, description="seats per game (default: the game's)"
+    )
+    time_control: str | None = PydanticField(
+        default=None,
+        max_length=64,
+        description="a class (bullet | blitz | rapid | classical | unlimited) or a time "
+        "control ('st=0.2', 'tc=60+0.5'); default blitz",
+    )
+
+
+@router.post(
+    "/ladders",
+    status_code=201,
+    response_model=GameLadder,
+    responses={200: {"model": GameLadder, "description": "started again"}, **WRITE_ERRORS},
+)
+def start(ctx: Context, account: Owner, body: LadderStart, response: Response) -> GameLadder:
+    """Start a ladder (an operator's token; ``arena ladder start``): 201 for a new one,
+    200 for a stopped one started again with its settings and games."""
+    ladder_id, created = start_as(ctx, account, body)
+    response.status_code = 201 if created else 200
+    return one_ladder(ctx.engine, ladder_id)
+
+
+@router.post("/ladders/{ladder_id}/stop", response_model=GameLadder, responses=WRITE_ERRORS)
+def stop(ctx: Context, account: Owner, ladder_id: RowId) -> GameLadder:
+    """Stop a ladder (an operator's token; ``arena ladder stop``): workers play no more
+    of it; its games, ratings and tests stay."""
+    stop_as(ctx, account, ladder_id)
+    return one_ladder(ctx.engine, ladder_id)
+
+
+def start_as(ctx: WebContext, account: Account, body: LadderStart) -> tuple[int, bool]:
+    """Start a ladder for ``account``; returns its id and whether it is new.
+
+    Raises:
+        ForbiddenError: not an operator. RateLimited: too many writes.
+        FieldError, LadderError, TimeControlError: bad settings (start_ladder's message).
+    """
+    from arena.ladder.service import start_ladder
+    from arena.store.db import session_scope
+
+    check_operator(account, "start a ladder")
+    with session_scope(ctx.engine) as session:
+        admit(session, account, CHANGE_LADDER, ctx.settings.rate_limit)
+    try:
+        with session_scope(ctx.engine) as session:
+            ladder, created = start_ladder(
+                session, body.game, seats=body.seats, time_control=body.time_control
+            )
+            ladder_id = ladder.id
+    except GameError as exc:  # an unknown game is bad input here, not a missing page
+        raise FieldError(str(exc)) from None
+    assert ladder_id is not None
+    return ladder_id, created
+
+
+def stop_as(ctx: WebContext, account: Account, ladder_id: int) -> Ladder:
+    """Stop a ladder for ``account``; returns it.
+
+    Raises:
+        ForbiddenError: not an operator. RateLimited: too many writes.
+        NotFoundError: no such ladder.
+    """
+    from arena.ladder.service import stop_ladder
+    from arena.store.db import session_scope
+
+    check_operator(account, "stop a ladder")
+    with session_scope(ctx.engine) as session:
+        admit(session, account, CHANGE_LADDER, ctx.settings.rate_limit)
+    with session_scope(ctx.engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        if ladder is None:
+            raise NotFoundError(f"no ladder {ladder_id} (see GET /api/ladders/GAME)")
+        stop_ladder(session, ladder)
+        session.expunge(ladder)
+        return ladder
+
+
+forms = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
+"""The game page's operator forms (a browser session, anti-CSRF checked)."""
+
+
+@forms.post("/games/{game}/ladders")
+def start_ladder_form(
+    ctx: Context,
+    request: Request,
+    game: str,
+    csrf: Annotated[str, Form(max_length=200)] = "",
+    seats: Annotated[str, Form(max_length=20)] = "",
+    time_control: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """Start (or start again) a ladder of ``game`` from its page; back to the page."""
+    check_csrf(ctx.sessions, request, csrf)
+    account = signed_in(ctx, request)
+    seats = seats.strip()
+    if seats and not (seats.isascii() and seats.isdigit()):
+        raise FieldError(f"field 'seats': a number (got {seats!r})")
+    try:
+        body = LadderStart(
+            game=game,
+            seats=int(seats) if seats else None,
+            time_control=time_control.strip() or None,
+        )
+    except ValidationError as exc:
+        raise FieldError(f"bad ladder settings: {exc.errors()[0]['msg']}") from None
+    start_as(ctx, account, body)
+    return RedirectResponse(f"/games/{quote(body.game)}#ladders-area", status_code=303)
+
+
+@forms.post("/games/{game}/ladders/{ladder_id}/stop")
+def stop_ladder_form(
+    ctx: Context,
+    request: Request,
+    game: str,
+    ladder_id: RowId,
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """Stop a ladder from its game's page; back to the page."""
+    check_csrf(ctx.sessions, request, csrf)
+    account = signed_in(ctx, request)
+    ladder = stop_as(ctx, account, ladder_id)
+    return RedirectResponse(f"/games/{quote(ladder.game)}#ladders-area", status_code=303)
+
+
+class VersionTestGame(schemas.StoredGame):
+    """A game of a regression test: the ladder tournament's game ``index``, where the
+    candidate and its baseline sat at one table."""
+
+    candidate_score: float
+    """Against the baseline: 1 ahead, 0.5 level, 0 behind."""
+    viewer: str
+    """The record viewer's page (the record's JSON: ``/api/records/{id}``)."""
+
+
+class VersionTestGames(BaseModel):
+    """A page of a test's games in index order; pass ``next_after`` as ``after`` for the
+    next page (None: this is the last)."""
+
+    test: VersionTest
+    items: list[VersionTestGame]
+    next_after: int | None
+
+
+def find_test(session: Session, reference: str, test_id: int) -> RegressionTest:
+    """The regression test ``test_id`` whose candidate or baseline ``reference`` names
+    (``NAME`` or ``NAME@V``).
+
+    Raises:
+        NotFoundError: no such test of that bot. BotRegistryError: a malformed reference.
+    """
+    name, version = parse_reference(reference)
+    test = session.get(RegressionTest, test_id)
+    if test is not None:
+        for bot_id in (test.candidate_id, test.baseline_id):
+            bot = session.get(BotVersion, bot_id)
+            if bot is not None and bot.name == name and version in (None, bot.version):
+                return test
+    raise NotFoundError(f"no regression test {test_id} of {reference!r}")
+
+
+def version_test_games(
+    engine: Engine, reference: str, test_id: int, *, after: int, limit: int
+) -> VersionTestGames:
+    """The test's games after index ``after``: the ladder tournament's games in which
+    the candidate and its baseline both sat, stored from the test's start to its end.
+
+    Raises:
+        NotFoundError: no such test of that bot.
+    """
+    with Session(engine) as session:
+        test = find_test(session, reference, test_id)
+        (line,) = describe_tests(session, [test])
+        games = queries.GAMES
+        query = (
+            sa.select(*queries.GAME_COLUMNS)
+            .where(*version_test_conditions(session, test), games.c.index > after)
+            .order_by(games.c.index)
+            .limit(limit + 1)
+        )
+        rows = session.connection().execute(query).all()
+        labels = queries.labels_of(session, {bot for row in rows for bot in row.seats})
+    items = []
+    for row in rows[:limit]:
+        seat_of = {bot: seat for seat, bot in enumerate(row.seats)}
+        score = game_score(
+            row.ranking[seat_of[test.candidate_id]], row.ranking[seat_of[test.baseline_id]]
+        )
+        items.append(
+            VersionTestGame(
+                **queries.stored_game(row, labels).model_dump(),
+                candidate_score=score,
+                viewer=f"/records/{row.id}",
+            )
+        )
+    return VersionTestGames(
+        test=_test(line),
+        items=items,
+        next_after=items[-1].index if len(rows) > limit else None,
+    )
+
+
+AfterQuery = Annotated[
+    int, Query(ge=-1, le=2**62, description="list the games after this index (-1: from the first)")
+]
+LimitQuery = Annotated[int, Query(ge=1, le=1000)]
+
+
+@router.get(
+    "/bots/{reference}/regression-tests/{test_id}/games",
+    response_model=VersionTestGames,
+    responses=ERRORS,
+)
+def games_of_test(
+    ctx: Context, reference: str, test_id: RowId, after: AfterQuery = -1, limit: LimitQuery = 100
+) -> VersionTestGames:
+    """A regression test's games in index order (``arena tournament games ID --bot
+    CANDIDATE --bot BASELINE``), a page at a time: each game's players, result and
+    the link to its record viewer."""
+    return version_test_games(ctx.engine, reference, test_id, after=after, limit=limit)

@@ -18,7 +18,7 @@ from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
 from arena.web import play, queries, reports
 from arena.web.app import Offset, RowId, WebContext, context, plain_url
-from arena.web.ladders import bot_ladders, game_ladders
+from arena.web.ladders import bot_ladders, game_ladders, version_test_games
 from engines.registry import get_game
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(plain_url)])
@@ -161,6 +161,19 @@ def bots_page(
 def bot_page(ctx: Context, request: Request, reference: str) -> Response:
     detail = queries.bot_detail(ctx.engine, reference, lambda game: reports.ratings(ctx, game))
     return _page(ctx, request, "bot.html", bot=detail, ladder=bot_ladders(ctx.engine, detail.name))
+
+
+@router.get("/bots/{reference}/regression-tests/{test_id}", response_class=HTMLResponse)
+def version_test_page(
+    ctx: Context,
+    request: Request,
+    reference: str,
+    test_id: RowId,
+    after: Annotated[int, Query(ge=-1, le=2**62)] = -1,
+) -> Response:
+    """A regression test and its games, a page at a time."""
+    page = version_test_games(ctx.engine, reference, test_id, after=after, limit=GAMES_PER_PAGE)
+    return _page(ctx, request, "version_test.html", page=page, after=after, reference=reference)
 
 
 @router.get("/submit", response_class=HTMLResponse)

@@ -264,7 +264,7 @@ def tournament_detail(engine: Engine, tournament_id: int) -> schemas.TournamentD
             .where(ParticipantRow.tournament_id == tournament_id)
             .order_by(col(ParticipantRow.position))
         ).all()
-        labels = _labels(session, {p.bot_id for p in members})
+        labels = labels_of(session, {p.bot_id for p in members})
         owners = account_names(session, {row.owner_id} if row.owner_id is not None else set())
     stored = _stored_counts(engine, [tournament_id]).get(tournament_id, 0)
     return schemas.TournamentDetail(
@@ -283,7 +283,8 @@ def tournament_detail(engine: Engine, tournament_id: int) -> schemas.TournamentD
     )
 
 
-def _labels(session: Session, ids: set[int]) -> dict[int, str]:
+def labels_of(session: Session, ids: set[int]) -> dict[int, str]:
+    """The bot versions' labels (``name@version``) by id."""
     if not ids:
         return {}
     rows = session.exec(select(BotVersion).where(col(BotVersion.id).in_(ids))).all()
@@ -306,7 +307,8 @@ GAME_COLUMNS = (
 )
 
 
-def _stored_game(row: Any, labels: dict[int, str]) -> schemas.StoredGame:
+def stored_game(row: Any, labels: dict[int, str]) -> schemas.StoredGame:
+    """A row of :data:`GAME_COLUMNS` as the API shows it."""
     return schemas.StoredGame(
         id=row.id,
         tournament_id=row.tournament_id,
@@ -345,9 +347,9 @@ def tournament_games(
         rows = connection.execute(query).all()
     total = _stored_counts(engine, [tournament_id]).get(tournament_id, 0)
     with Session(engine) as session:
-        labels = _labels(session, {bot for row in rows for bot in row.seats})
+        labels = labels_of(session, {bot for row in rows for bot in row.seats})
     return schemas.GamePage(
-        items=[_stored_game(row, labels) for row in rows], total=total, offset=offset, limit=limit
+        items=[stored_game(row, labels) for row in rows], total=total, offset=offset, limit=limit
     )
 
 
@@ -374,6 +376,6 @@ def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, G
     if not isinstance(record, GameRecord):
         raise RecordError(f"game {game_id} stores a match record, not a game")
     with Session(engine) as session:
-        labels = _labels(session, set(row.seats))
-    stored = _stored_game(row, labels)
+        labels = labels_of(session, set(row.seats))
+    stored = stored_game(row, labels)
     return schemas.StoredRecord(**stored.model_dump(), game=row.game, record=data), record

@@ -1,0 +1,169 @@
+"""A version regression test's games: in the API (paged by index), on the bot's page
+and its own page, and the command ``arena bots show`` prints to list them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.ladder.service import end_test
+from arena.ladder.worker import LadderPlayer
+from arena.store.db import session_scope
+from arena.store.ladders import regression_tests
+from arena.store.models import BotVersion, GameResult, Ladder, RegressionStatus, RegressionTest
+from tests.arena.web.conftest import Web
+from tests.arena.web.test_ladder_pages import played_ladder
+
+
+def the_test(web: Web, ladder_id: int) -> RegressionTest:
+    with Session(web.engine) as session:
+        (test,) = regression_tests(session, ladder_id=ladder_id)
+        return test
+
+
+def expected_indices(web: Web, test: RegressionTest) -> list[int]:
+    """By the definition: the ladder's games where candidate and baseline both sat,
+    stored while the test ran."""
+    with Session(web.engine) as session:
+        ladder = session.get(Ladder, test.ladder_id)
+        assert ladder is not None
+        games = session.exec(
+            select(GameResult)
+            .where(GameResult.tournament_id == ladder.tournament_id)
+            .order_by(col(GameResult.index))
+        ).all()
+    return [
+        g.index
+        for g in games
+        if {test.candidate_id, test.baseline_id} <= set(g.seats)
+        and g.created >= test.created
+        and (test.finished is None or g.created <= test.finished)
+    ]
+
+
+def end_and_play_on(web: Web, test: RegressionTest, ladder_id: int) -> None:
+    """Stop the test, then play two more batches of the ladder."""
+    with session_scope(web.engine) as session:
+        stored = session.get(RegressionTest, test.id)
+        assert stored is not None
+        end_test(session, stored, RegressionStatus.STOPPED, "stopped for the test")
+    with LadderPlayer(web.engine, executor="local", tables=4, seed=9) as player:
+        for _ in range(2):
+            player.play_batch(ladder_id)
+
+
+def all_pages(web: Web, url: str, limit: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    after = -1
+    for _ in range(1000):
+        page = web.client.get(url, params={"after": after, "limit": limit})
+        assert page.status_code == 200, page.text
+        data = page.json()
+        assert len(data["items"]) <= limit
+        items += data["items"]
+        if data["next_after"] is None:
+            return items
+        after = data["next_after"]
+    raise AssertionError("the pages never end")
+
+
+def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(web: Web) -> None:
+    ladder_id = played_ladder(web)
+    test = the_test(web, ladder_id)
+    url = f"/api/bots/mine@2/regression-tests/{test.id}/games"
+    expected = expected_indices(web, test)
+    assert len(expected) >= test.games > 0
+    whole = web.client.get(url).json()
+    assert whole["test"]["id"] == test.id and whole["test"]["candidate"] == "mine@2"
+    assert [g["index"] for g in whole["items"]] == expected
+    assert [g["index"] for g in all_pages(web, url, limit=3)] == expected
+    for game in whole["items"]:
+        assert {"mine@1", "mine@2"} <= set(game["players"])
+        assert game["viewer"] == f"/records/{game['id']}"
+        assert game["candidate_score"] in (0.0, 0.5, 1.0)
+        assert web.client.get(game["viewer"]).status_code == 200
+    # the baseline's name finds the test too; each page is the same list
+    by_baseline = web.client.get(f"/api/bots/mine/regression-tests/{test.id}/games").json()
+    assert by_baseline["items"] == whole["items"]
+
+    # once the test ends, games the two play later are not its games
+    end_and_play_on(web, test, ladder_id)
+    with Session(web.engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        together = [
+            g.index
+            for g in session.exec(
+                select(GameResult).where(GameResult.tournament_id == ladder.tournament_id)
+            )
+            if {test.candidate_id, test.baseline_id} <= set(g.seats)
+        ]
+    assert len(together) > len(expected)  # the two met again after the test
+    assert [g["index"] for g in web.client.get(url).json()["items"]] == expected
+
+
+def test_unknown_tests_and_other_bots_are_404_and_bad_paging_422(web: Web) -> None:
+    ladder_id = played_ladder(web)
+    test = the_test(web, ladder_id)
+    for url in (
+        "/api/bots/mine@2/regression-tests/999/games",
+        f"/api/bots/greedy/regression-tests/{test.id}/games",
+        f"/api/bots/mine@7/regression-tests/{test.id}/games",
+        f"/bots/greedy/regression-tests/{test.id}",
+    ):
+        answer = web.client.get(url)
+        assert answer.status_code == 404, url
+        assert str(test.id) in answer.text or "999" in answer.text
+    base = f"/api/bots/mine@2/regression-tests/{test.id}/games"
+    for params in ({"after": -2}, {"limit": 0}, {"limit": 5000}, {"after": "x"}):
+        answer = web.client.get(base, params=params)
+        assert answer.status_code == 422 and isinstance(answer.json()["detail"], str)
+
+
+def test_the_bot_page_links_each_test_to_its_games_page(web: Web) -> None:
+    ladder_id = played_ladder(web)
+    test = the_test(web, ladder_id)
+    link = f"/bots/mine%402/regression-tests/{test.id}"  # the template quotes the @
+    assert f'href="{link}"' in web.client.get("/bots/mine").text
+    page = web.client.get(link)
+    assert page.status_code == 200
+    expected = expected_indices(web, test)
+    with Session(web.engine) as session:
+        ids = session.exec(select(GameResult.id).where(col(GameResult.index).in_(expected))).all()
+    for game_id in ids:
+        assert f'href="/records/{game_id}"' in page.text
+    assert page.text.count('href="/records/') == len(expected)
+
+
+def test_bots_show_prints_the_command_that_lists_the_tests_games(web: Web, db_url: str) -> None:
+    ladder_id = played_ladder(web)
+    test = the_test(web, ladder_id)
+    with Session(web.engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        tournament_id = ladder.tournament_id
+        assert session.exec(select(BotVersion).where(BotVersion.name == "mine")).first()
+    runner = CliRunner()
+    shown = runner.invoke(app, ["bots", "show", "mine@2", "--db", db_url])
+    assert shown.exit_code == 0, shown.output
+    expected = expected_indices(web, test)
+    command = (
+        f"arena tournament games {tournament_id} --bot mine@2 --bot mine@1 "
+        f"--from-index {expected[0]} --to-index {expected[-1]}"
+    )
+    assert command in " ".join(shown.output.split())
+    listed = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
+    assert listed.exit_code == 0, listed.output
+    lines = [line for line in listed.output.splitlines() if line.startswith("#")]
+    assert [int(line.split()[0][1:]) for line in lines] == expected
+    for line in lines:
+        assert "mine@1" in line and "mine@2" in line
+    # the bounds keep out the games the two play after the test
+    end_and_play_on(web, test, ladder_id)
+    later = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
+    assert [int(line.split()[0][1:]) for line in later.output.splitlines() if line[:1] == "#"] == (
+        expected
+    )
