@@ -85,7 +85,7 @@ def listed_bots(
     else:
         import sqlalchemy as sa
 
-        rows = list(connection.execute(sa.text(sql), parameters).tuples())
+        rows = [tuple(row) for row in connection.execute(sa.text(sql), parameters)]
     return [_listed(row) for row in rows]
 
 
