@@ -6,6 +6,7 @@ whose first-legal games run to the move limit, a few moves and then "resign").""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -77,6 +78,18 @@ def start_game(
     return str(page.url).rsplit("/", 1)[1]
 
 
+MOVED = "(before) => document.getElementById('play').dataset.version !== before"
+
+
+def moved(page: Any, act: Any) -> None:
+    """Do ``act`` (one move) and wait until the page shows the state after it: its buttons
+    may still be enabled for a moment after the click, and must not be taken for the next
+    turn's."""
+    before = page.get_attribute("#play", "data-version")
+    act()
+    page.wait_for_function(MOVED, arg=before, timeout=WAIT_MS)
+
+
 def play_to_the_end(page: Any, how: str = "click", resign_after: int | None = None) -> int:
     """Play the first legal action until the game is over; returns the moves made."""
     made = 0
@@ -85,22 +98,27 @@ def play_to_the_end(page: Any, how: str = "click", resign_after: int | None = No
         if page.get_attribute("#play", "data-over") == "true":
             return made
         assert page.locator("#board .card").count() > 0  # the table drawn with chips
-        if resign_after is not None and made >= resign_after:
-            page.click("#actions button[data-action='resign']")
-        elif how == "keys":
-            page.keyboard.press("1")
-        elif how == "enter":
-            first = page.locator("#actions button").first
-            first.focus()
-            page.keyboard.press("ArrowRight")
-            page.keyboard.press("ArrowLeft")
-            assert page.evaluate("document.activeElement.dataset.action") == first.get_attribute(
-                "data-action"
-            )
-            page.keyboard.press("Enter")
-        else:
-            page.locator("#actions button").first.click()
+        resign = resign_after is not None and made >= resign_after
+        moved(page, functools.partial(_act, page, how, resign))
         made += 1
+
+
+def _act(page: Any, how: str, resign: bool) -> None:
+    if resign:
+        page.click("#actions button[data-action='resign']")
+    elif how == "keys":
+        page.keyboard.press("1")
+    elif how == "enter":
+        first = page.locator("#actions button").first
+        first.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        assert page.evaluate("document.activeElement.dataset.action") == first.get_attribute(
+            "data-action"
+        )
+        page.keyboard.press("Enter")
+    else:
+        page.locator("#actions button").first.click()
 
 
 def check_replay(page: Any, site: Site, players: int) -> None:
@@ -140,7 +158,7 @@ def test_a_game_of_kings_corner_played_with_arrows_and_enter(site: Site, page: A
         page.wait_for_function(READY, timeout=WAIT_MS)
         if page.get_attribute("#play", "data-over") == "true" or page.inner_text("#recent"):
             break
-        page.locator("#actions button").first.click()
+        moved(page, lambda: page.locator("#actions button").first.click())
     recent = page.inner_text("#recent")
     assert "seat 1: random@1" in recent or page.get_attribute("#play", "data-over") == "true"
     assert page.locator("#start-opponent3").count() == 0  # left the form page
