@@ -3,12 +3,14 @@
 Agents are ``seat_0`` … ``seat_{n-1}``; the agent to act is the engine's current seat,
 so a Kings in the Corner or Kardinal turn of several actions is several steps of the
 same agent. Every observation is a dict: ``observation`` (the seat's float32 vector,
-:mod:`engines.envs.encoding`) and ``action_mask`` (int8 over the fixed action index,
-all 0 for a seat that is not to act). Rewards are the engine's returns, given once at
-the end; a finished game terminates every agent (nothing is truncated: the engines end
-every game by their rules). ``infos[agent]["observation"]`` holds the engine's JSON
-observation of the agent to act — what a bot is sent in a tournament — and, once the
-game is over, every agent's info holds its final observation and the ``outcome``.
+:mod:`engines.envs.encoding`, a fresh array) and ``action_mask`` (int8 over the fixed
+action index, all 0 for a seat that is not to act; read-only and shared, so it costs
+no copy and never changes under a learner that keeps it). Rewards are the engine's
+returns, given once at the end; a finished game terminates every agent (nothing is
+truncated: the engines end every game by their rules). Once the game is over, every
+agent's info holds the ``outcome``. With ``text_observations=True``,
+``infos[agent]["observation"]`` also holds the engine's JSON observation of the agent
+to act — what a bot is sent in a tournament — and at the end every agent's final one.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
     ``derive_seed(s, 1)``, ``derive_seed(s, 2)`` … (``s`` is 0 until a seed is given).
     Game options are fixed when the environment is made; ``reset``'s ``options`` are
     not used. ``illegal_actions`` is the policy of :mod:`engines.envs.illegal`.
-    ``text_observations=False`` leaves the JSON observation out of ``infos`` (building
-    it costs a fifth of a Königsgarten step, docs/benchmarks.md).
+    ``text_observations=True`` puts the engine's JSON observation into ``infos`` (off by
+    default: building it costs a sixth of a Königsgarten step, docs/benchmarks.md).
 
     Raises (from the constructor):
         UnknownGameError, SeatCountError, OptionError: bad game, seats, options, render
@@ -64,7 +66,7 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         seats: int | None = None,
         options: Any = None,
         render_mode: str | None = None,
-        text_observations: bool = True,
+        text_observations: bool = False,
         illegal_actions: IllegalActions = "raise",
     ):
         self.render_mode = check_render_mode(render_mode)
@@ -190,8 +192,8 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
             IllegalActionError: the action is not legal now and the policy is ``"raise"``
                 (the game is unchanged).
         """
-        seat = self._to_act
-        if seat == TERMINAL:  # not reset yet, or the game is over: every agent is done
+        mover = self._to_act
+        if mover == TERMINAL:  # not reset yet, or the game is over: every agent is done
             self._was_dead_step(action)
             return
         # A plain int in range is the fast path (bools and floats are not action numbers).
@@ -199,14 +201,11 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
             action = self._number(action)
         tracker = self._tracker
         assert tracker is not None
-        if not tracker.play(seat, action, self._actions[action]):
-            self._illegal(seat, action)
-            return
+        seat = tracker.play(mover, action, self._actions[action])
         # No reward comes before the end, so the mover's cumulative reward is still 0.
-        state = self.game_state
-        assert state is not None
-        seat = state.current_seat
-        if seat == TERMINAL:
+        if seat is None:
+            self._illegal(mover, action)
+        elif seat == TERMINAL:
             self._end()
         elif self.text_observations:
             self._to_act = seat

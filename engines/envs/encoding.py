@@ -104,14 +104,15 @@ class Tracker(ABC):
         mask = self.mask() if self.state.current_seat == seat else self.idle_mask
         return {"observation": self.vector(seat), "action_mask": mask}
 
-    def play(self, seat: int, index: int, action: Action) -> bool:
+    def play(self, seat: int, index: int, action: Action) -> int | None:
         """Apply ``action`` (number ``index``) for ``seat``, the seat to act, to the
-        tracked state and track it, if it is legal; False (nothing changed) if not."""
+        tracked state and track it, if it is legal: the seat to act next (``TERMINAL``
+        once the game is over); None (and nothing changed) if it is illegal."""
         if not self.is_legal(index):
-            return False
+            return None
         self.state.apply_unchecked(action)
         self.advance(seat, action)
-        return True
+        return self.state.current_seat
 
 
 class Encoder(ABC):

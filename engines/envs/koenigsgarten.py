@@ -149,9 +149,9 @@ class _KoenigsgartenTracker(Tracker):
         mask = _MASKS[self._legal] if seat == self._to_move else self.idle_mask
         return {"observation": self._vectors[seat].copy(), "action_mask": mask}
 
-    def play(self, seat: int, index: int, action: Action) -> bool:
+    def play(self, seat: int, index: int, action: Action) -> int | None:
         if not self._legal >> index & 1:
-            return False
+            return None
         self.state.apply_unchecked(action)
         self._take(seat, index)
-        return True
+        return self._to_move

@@ -71,12 +71,27 @@ PLAYED = [("kings_corner", 3), ("kardinal", 4), ("blumengarten", 1)]
 
 @pytest.mark.parametrize(("game", "seats"), PLAYED)
 def test_rewards_are_the_engines_returns_at_the_end(game: str, seats: int) -> None:
-    environment = CardGameEnv(game, seats=seats)
+    environment = CardGameEnv(game, seats=seats, text_observations=True)
     for seed in range(3):
         final = play_randomly(environment, seed)
         returns = environment.game_state.returns()  # type: ignore[union-attr]
         assert final == {f"seat_{seat}": returns[seat] for seat in range(seats)}
         assert environment.agents == []
+
+
+def test_infos_hold_the_json_observation_only_when_asked() -> None:
+    environment = CardGameEnv("kings_corner", seats=2)
+    environment.reset(seed=3)
+    assert environment.infos == {"seat_0": {}, "seat_1": {}}
+    for _agent in environment.agent_iter():
+        observation, _, terminated, _, info = environment.last()
+        if terminated:
+            assert list(info) == ["outcome"]
+            environment.step(None)
+            continue
+        assert info == {}
+        environment.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert environment.agents == []
 
 
 def test_an_illegal_action_raises_and_changes_nothing() -> None:
