@@ -284,6 +284,17 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         agent = self.agent_selection
         tracker = self._tracker
         assert tracker is not None
+        seat = self._to_act
+        if seat != TERMINAL:
+            # While the game runs, the agent to act is seat's, has no reward yet (the
+            # dicts hold 0.0 until the end) and is neither terminated nor truncated.
+            return (
+                tracker.observe(seat) if observe else None,
+                0.0,
+                False,
+                False,
+                self.infos[agent],
+            )
         return (
             tracker.observe(self._seat_of[agent]) if observe else None,
             self._cumulative_rewards[agent],

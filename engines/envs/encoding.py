@@ -80,7 +80,7 @@ class Tracker(ABC):
     def __init__(self, state: State, actions: ActionIndex):
         self.state = state
         """The tracked state: whoever applies an action to it calls :meth:`advance`."""
-        self.idle_mask = idle_mask(len(actions))
+        self.idle_mask = idle_mask(len(actions.actions))
 
     @abstractmethod
     def advance(self, seat: int, action: Action) -> None:

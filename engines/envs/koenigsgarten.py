@@ -121,17 +121,20 @@ class _KoenigsgartenTracker(Tracker):
         (from the state, which has taken it already) whose turn it is."""
         cell = self._cell_of[number]
         mine, theirs = self._views[seat]
-        mine[_GARDEN + cell * _CARDS + number] = theirs[_GARDEN + cell * _CARDS + number] = 0
+        at = _GARDEN + cell * _CARDS + number
+        mine[at] = theirs[at] = 0
         mine[_MINE + cell] = theirs[_THEIRS + cell] = 1
-        if self._last >= 0:
-            mine[_LAST + self._last] = theirs[_LAST + self._last] = 0
+        last = self._last
+        if last >= 0:
+            mine[_LAST + last] = theirs[_LAST + last] = 0
         mine[_LAST + number] = theirs[_LAST + number] = 1
         self._last = number
-        self._left &= ~(1 << number)
-        self._legal = self._left & _MATCHING[number]
+        self._left = left = self._left & ~(1 << number)
+        self._legal = left & _MATCHING[number]
         self._to_move = to_move = self.state.current_seat
         mine[_TO_MOVE] = 0
-        theirs[_TO_MOVE] = 0 if to_move == TERMINAL else 1
+        if to_move != TERMINAL:
+            theirs[_TO_MOVE] = 1
 
     def vector(self, seat: int) -> Vector:
         return self._vectors[seat].copy()
