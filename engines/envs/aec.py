@@ -173,13 +173,13 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         self._to_act = TERMINAL
         for agent in self.agents:
             seat = self._seat_of[agent]
-            self.rewards[agent] = outcome.returns[seat]
+            # The only rewards of a game, so accumulating them is setting them.
+            self.rewards[agent] = self._cumulative_rewards[agent] = outcome.returns[seat]
             self.terminations[agent] = True
             info: dict[str, Any] = {"outcome": outcome.to_dict()}
             if self.text_observations:
                 info["observation"] = state.observation(seat)
             self.infos[agent] = info
-        self._accumulate_rewards()
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         """Play action number ``action`` for the agent to act (None for a finished agent).

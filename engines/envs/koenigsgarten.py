@@ -100,6 +100,8 @@ class _KoenigsgartenTracker(Tracker):
             if _AT_EDGE[cell]:
                 edge |= 1 << number
         self._vectors = (first, first.copy())
+        self._copies = (first.copy, self._vectors[1].copy)
+        """Per seat: a fresh copy of its vector (the bound method saves a lookup)."""
         second = self._vectors[1].data
         self._views = ((ones, second), (second, ones))
         """Per mover: its own vector and the opponent's, to write through."""
@@ -150,7 +152,7 @@ class _KoenigsgartenTracker(Tracker):
 
     def observe(self, seat: int) -> dict[str, Any]:
         mask = _MASKS[self._legal] if seat == self._to_move else self.idle_mask
-        return {"observation": self._vectors[seat].copy(), "action_mask": mask}
+        return {"observation": self._copies[seat](), "action_mask": mask}
 
     def play(self, seat: int, index: int, action: Action) -> int | None:
         if not self._legal >> index & 1:
