@@ -127,7 +127,7 @@ def bare_playouts(game: Game, seats: int, seconds: float, *, seed: int = 0) -> f
 
 
 def env_playouts(
-    game: Game, seats: int, seconds: float, *, seed: int = 0, text_observations: bool = True
+    game: Game, seats: int, seconds: float, *, seed: int = 0, text_observations: bool = False
 ) -> float:
     """Random games through the PettingZoo API for about ``seconds``; actions per second."""
     rng = random.Random(seed)
@@ -154,7 +154,7 @@ def env_playouts(
 
 
 def env_speed(
-    game: Game, seats: int, *, seconds: float, rounds: int, text_observations: bool = True
+    game: Game, seats: int, *, seconds: float, rounds: int, text_observations: bool = False
 ) -> EnvSpeed:
     """Alternate ``rounds`` engine, environment and bare-protocol measurements of
     ``seconds`` each."""

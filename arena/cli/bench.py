@@ -512,6 +512,7 @@ def envs(
             f"--rounds must be at least 1 and --seconds positive, not {rounds}, {seconds}"
         )
     chosen = [get_game(name) for name in game] if game else all_games()
+    load_at_start = os.getloadavg()[0]
     table = Table(
         title=f"random games through the PettingZoo API vs the engine, one core, median of "
         f"{rounds} alternating rounds ({platform.python_implementation()} "
@@ -529,7 +530,7 @@ def envs(
         table.add_column(column, justify="left" if column == "game" else "right")
     for g in chosen:
         for seats in g.seat_counts:
-            for text in (True, False):
+            for text in (False, True):  # the default first
                 speed = env_speed(g, seats, seconds=seconds, rounds=rounds, text_observations=text)
                 table.add_row(
                     g.name,
@@ -546,7 +547,15 @@ def envs(
         "engine (no vector, mask or infos), as a share of the engine's rate",
         highlight=False,
     )
-    console.print(f"load average at the end: {os.getloadavg()[0]:.1f}", highlight=False)
+    console.print(
+        "infos text: whether infos carry the engine's JSON observation "
+        "(text_observations=True; off by default)",
+        highlight=False,
+    )
+    console.print(
+        f"load average at the start: {load_at_start:.1f}, at the end: {os.getloadavg()[0]:.1f}",
+        highlight=False,
+    )
 
 
 @app.command("report")

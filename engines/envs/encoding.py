@@ -16,6 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -60,8 +61,26 @@ class Layout:
         return np.zeros(self.size, dtype=np.float32)
 
 
+@cache
+def idle_mask(count: int) -> Mask:
+    """The mask of a seat that is not to act: ``count`` zeros, read-only and shared."""
+    mask = np.zeros(count, dtype=np.int8)
+    mask.flags.writeable = False
+    return mask
+
+
 class Tracker(ABC):
-    """Keeps the observation vectors of one game up to date as it is played."""
+    """Keeps the observation vectors of one game up to date as it is played.
+
+    Vectors are fresh arrays (the caller may keep and change them); masks are read-only
+    arrays that never change under the caller (a tracker may hand out the same one
+    again), so a learner that keeps an observation never sees it change.
+    """
+
+    def __init__(self, state: State, actions: ActionIndex):
+        self.state = state
+        """The tracked state: whoever applies an action to it calls :meth:`advance`."""
+        self.idle_mask = idle_mask(len(actions.actions))
 
     @abstractmethod
     def advance(self, seat: int, action: Action) -> None:
@@ -73,11 +92,27 @@ class Tracker(ABC):
 
     @abstractmethod
     def mask(self) -> Mask:
-        """A fresh mask of the legal actions of the seat to act."""
+        """The read-only mask of the legal actions of the seat to act."""
 
     @abstractmethod
     def is_legal(self, index: int) -> bool:
         """Whether action number ``index`` (in range) is legal for the seat to act."""
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        """``seat``'s observation as the AEC environment hands it out: its vector and
+        its mask (:attr:`idle_mask` unless ``seat`` is to act)."""
+        mask = self.mask() if self.state.current_seat == seat else self.idle_mask
+        return {"observation": self.vector(seat), "action_mask": mask}
+
+    def play(self, seat: int, index: int, action: Action) -> int | None:
+        """Apply ``action`` (number ``index``) for ``seat``, the seat to act, to the
+        tracked state and track it, if it is legal: the seat to act next (``TERMINAL``
+        once the game is over); None (and nothing changed) if it is illegal."""
+        if not self.is_legal(index):
+            return None
+        self.state.apply_unchecked(action)
+        self.advance(seat, action)
+        return self.state.current_seat
 
 
 class Encoder(ABC):
@@ -103,22 +138,32 @@ class Encoder(ABC):
 
 
 class _Reencoding(Tracker):
+    """Encodes the observation afresh for every vector; the legal actions are read from
+    the engine once per position."""
+
     def __init__(self, encoder: Encoder, state: State, actions: ActionIndex):
+        super().__init__(state, actions)
         self._encoder = encoder
-        self._state = state
         self._actions = actions
+        self._legal: frozenset[Action] | None = None
+        self._mask: Mask | None = None
 
     def advance(self, seat: int, action: Action) -> None:
-        pass  # vector() reads the state itself
+        self._legal = self._mask = None  # vector() reads the state itself
 
     def vector(self, seat: int) -> Vector:
-        return self._encoder.encode(self._state.observation(seat))
+        return self._encoder.encode(self.state.observation(seat))
 
     def mask(self) -> Mask:
-        return self._actions.mask(self._state.legal_actions())
+        if self._mask is None:
+            self._mask = self._actions.mask(self.state.legal_actions())
+            self._mask.flags.writeable = False
+        return self._mask
 
     def is_legal(self, index: int) -> bool:
-        return self._actions.actions[index] in self._state.legal_actions()
+        if self._legal is None:
+            self._legal = frozenset(self.state.legal_actions())
+        return self._actions.actions[index] in self._legal
 
 
 def relative(seat: int, observer: int, seats: int) -> int:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines.cards import DECK, Card
+from engines.cards import DECK
 from engines.envs.encoding import Block, Encoder, Layout, Vector, relative
 from engines.kings_corner import CORNERS, PILES
 
 _CARDS = len(DECK)
+_ORDINAL = {str(card): card.ordinal for card in DECK}
+"""A card's text to its ordinal, without making a Card on every step."""
 
 
 class KingsCornerEncoder(Encoder):
@@ -49,17 +51,17 @@ class KingsCornerEncoder(Encoder):
         seats, me = self.seats, observation["seat"]
         hand = layout["hand"]
         for text in observation["hand"]:
-            vector[hand + Card(text).ordinal] = 1
+            vector[hand + _ORDINAL[text]] = 1
         top, bottom, size = layout["pile_top"], layout["pile_bottom"], layout["pile_size"]
         on_piles = layout["on_piles"]
         for number, name in enumerate(PILES):
             pile = observation["piles"][name]
             vector[size + number] = len(pile)
             if pile:
-                vector[top + number * _CARDS + Card(pile[-1]).ordinal] = 1
-                vector[bottom + number * _CARDS + Card(pile[0]).ordinal] = 1
+                vector[top + number * _CARDS + _ORDINAL[pile[-1]]] = 1
+                vector[bottom + number * _CARDS + _ORDINAL[pile[0]]] = 1
             for text in pile:
-                vector[on_piles + Card(text).ordinal] = 1
+                vector[on_piles + _ORDINAL[text]] = 1
         sizes, corners = layout["hand_sizes"], layout["corners_collected"]
         for seat in range(seats):
             at = relative(seat, me, seats)

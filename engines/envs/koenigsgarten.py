@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
-from engines.core import Action, State
+from engines.core import TERMINAL, Action, State
 from engines.envs.actions import ActionIndex, Mask
 from engines.envs.encoding import Block, Encoder, Layout, Tracker, Vector
 from engines.koenigsgarten import CELL_NAMES, CELLS, EDGE_CELLS, GARDEN_CARDS
@@ -16,7 +17,6 @@ CARD_NUMBER: Final = {str(card): number for number, card in enumerate(GARDEN_CAR
 """A garden card's number 0..15, also its action index."""
 _CELL_NUMBER: Final = {name: cell for cell, name in enumerate(CELL_NAMES)}
 _CARDS: Final = len(GARDEN_CARDS)
-_EDGE: Final = frozenset(EDGE_CELLS)
 
 LAYOUT: Final = Layout(
     [
@@ -29,6 +29,7 @@ LAYOUT: Final = Layout(
 )
 _GARDEN, _MINE, _THEIRS = LAYOUT["garden"], LAYOUT["my_markers"], LAYOUT["their_markers"]
 _LAST, _TO_MOVE = LAYOUT["last_taken"], LAYOUT["to_move"]
+_AT_EDGE: Final = tuple(cell in EDGE_CELLS for cell in range(CELLS))
 
 
 class KoenigsgartenEncoder(Encoder):
@@ -49,7 +50,7 @@ class KoenigsgartenEncoder(Encoder):
         return vector
 
     def tracker(self, state: State, actions: ActionIndex) -> Tracker:
-        return _KoenigsgartenTracker(state)
+        return _KoenigsgartenTracker(state, actions)
 
 
 def _matching_bits(card: str) -> int:
@@ -59,9 +60,19 @@ def _matching_bits(card: str) -> int:
 
 
 _MATCHING: Final = tuple(_matching_bits(card) for card in CARD_NUMBER)
-_MASKS: Final = ((np.arange(1 << _CARDS)[:, None] >> np.arange(_CARDS)) & 1).astype(np.int8)
-"""The mask of every set of legal cards (a 16-bit number), 1 MB: copying a row is
-cheaper than building a mask on every step."""
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array
+
+
+_EMPTY: Final = _read_only(LAYOUT.zeros())
+_MASKS: Final = _read_only(
+    ((np.arange(1 << _CARDS)[:, None] >> np.arange(_CARDS)) & 1).astype(np.int8)
+)
+"""The mask of every set of legal cards (a 16-bit number), 1 MB, read-only: a step hands
+out one row of it, a view that costs no copy and that nobody can change."""
 
 
 class _KoenigsgartenTracker(Tracker):
@@ -69,53 +80,83 @@ class _KoenigsgartenTracker(Tracker):
     give them: the cards left that share the rank or suit of the card taken last (at
     first, the cards at the edge). A test holds both to encoding and masking afresh.
 
-    Every step runs this, so it writes as little as it can: a move changes the taken
-    card's cell in both vectors; the last card and whose turn it is are written into
-    the copy that :meth:`vector` hands out.
+    Every step runs this, so it does as little as it can: a move writes ten numbers
+    through memoryviews (a NumPy item write costs several times as much), a vector is
+    one copy, a mask one row of :data:`_MASKS`.
     """
 
-    def __init__(self, state: State):
-        self._state = state
-        first = LAYOUT.zeros()
+    def __init__(self, state: State, actions: ActionIndex):
+        super().__init__(state, actions)
+        # The cell of each card (by number), the garden block's 1s (one per cell) and
+        # the cards at the edge, in one pass over the layout.
+        self._cell_of = cell_of = [0] * _CARDS
+        first = _EMPTY.copy()
+        ones = first.data
         edge = 0
-        cell_of: dict[int, int] = {}
-        self._cell_of = cell_of
         for cell, card in enumerate(state.deal()["layout"]):
             number = CARD_NUMBER[card]
             cell_of[number] = cell
-            first[_GARDEN + cell * _CARDS + number] = 1
-            if cell in _EDGE:
+            ones[_GARDEN + cell * _CARDS + number] = 1
+            if _AT_EDGE[cell]:
                 edge |= 1 << number
         self._vectors = (first, first.copy())
+        self._copies = (first.copy, self._vectors[1].copy)
+        """Per seat: a fresh copy of its vector (the bound method saves a lookup)."""
+        second = self._vectors[1].data
+        self._views = ((ones, second), (second, ones))
+        """Per mover: its own vector and the opponent's, to write through."""
         self._legal = edge
         self._left = (1 << _CARDS) - 1
         self._last = -1
-        for seat, action in state.history:
-            self.advance(seat, action)
+        self._to_move = state.current_seat
+        if state.history:
+            for seat, action in state.history:
+                self.advance(seat, action)
+        else:
+            self._views[self._to_move][0][_TO_MOVE] = 1
 
     def advance(self, seat: int, action: Action) -> None:
-        number = CARD_NUMBER[cast(str, action)]
+        self._take(seat, CARD_NUMBER[action])  # type: ignore[index]  # a Card is a str
+
+    def _take(self, seat: int, number: int) -> None:
+        """``seat`` took card ``number``: the garden, markers, last card, legal cards and
+        (from the state, which has taken it already) whose turn it is."""
         cell = self._cell_of[number]
-        first, second = self._vectors
-        first[_GARDEN + cell * _CARDS + number] = second[_GARDEN + cell * _CARDS + number] = 0
-        if seat == 0:
-            first[_MINE + cell] = second[_THEIRS + cell] = 1
-        else:
-            first[_THEIRS + cell] = second[_MINE + cell] = 1
+        mine, theirs = self._views[seat]
+        at = _GARDEN + cell * _CARDS + number
+        mine[at] = theirs[at] = 0
+        mine[_MINE + cell] = theirs[_THEIRS + cell] = 1
+        last = self._last
+        if last >= 0:
+            mine[_LAST + last] = theirs[_LAST + last] = 0
+        mine[_LAST + number] = theirs[_LAST + number] = 1
         self._last = number
-        self._left &= ~(1 << number)
-        self._legal = self._left & _MATCHING[number]
+        self._left = left = self._left & ~(1 << number)
+        self._legal = left & _MATCHING[number]
+        self._to_move = to_move = self.state.current_seat
+        mine[_TO_MOVE] = 0
+        if to_move != TERMINAL:
+            theirs[_TO_MOVE] = 1
 
     def vector(self, seat: int) -> Vector:
-        vector = self._vectors[seat].copy()
-        if self._last >= 0:
-            vector[_LAST + self._last] = 1
-        vector[_TO_MOVE] = self._state.current_seat == seat
-        return vector
+        return self._vectors[seat].copy()
 
     def mask(self) -> Mask:
-        mask: Mask = _MASKS[self._legal].copy()
+        mask: Mask = _MASKS[self._legal]
         return mask
 
     def is_legal(self, index: int) -> bool:
         return bool(self._legal >> index & 1)
+
+    # What every step asks, each in one call (docs/benchmarks.md).
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        mask = _MASKS[self._legal] if seat == self._to_move else self.idle_mask
+        return {"observation": self._copies[seat](), "action_mask": mask}
+
+    def play(self, seat: int, index: int, action: Action) -> int | None:
+        if not self._legal >> index & 1:
+            return None
+        self.state.apply_unchecked(action)
+        self._take(seat, index)
+        return self._to_move

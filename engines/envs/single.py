@@ -180,12 +180,13 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
         return info
 
     def action_masks(self) -> Mask:
-        """1 for every legal action of the learner now (all 0 once the game is over)."""
+        """1 for every legal action of the learner now (all 0 once the game is over): a
+        fresh array, as Gymnasium's checker wants every info to be."""
         state = self.game_state
         assert state is not None, "call reset() first"
         if state.current_seat != self.seat or self.outcome is not None or self._tracker is None:
             return np.zeros(len(self.game_spec.actions), dtype=np.int8)
-        return self._tracker.mask()
+        return self._tracker.mask().copy()
 
     def render(self) -> str | None:
         """The board as the learner sees it (``ansi``: returned; ``human``: printed)."""

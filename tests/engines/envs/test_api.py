@@ -52,3 +52,8 @@ def test_variants_pass_api_test(game: str, seats: int, options: dict[str, bool])
 
 def test_the_forfeit_policy_passes_api_test() -> None:
     run_api_test("kings_corner", 2, illegal_actions="forfeit")
+
+
+@pytest.mark.parametrize(("game", "seats"), [("koenigsgarten", 2), ("kardinal", 3)])
+def test_json_observations_in_infos_pass_api_test(game: str, seats: int) -> None:
+    run_api_test(game, seats, text_observations=True)

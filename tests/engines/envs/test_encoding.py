@@ -120,14 +120,22 @@ def test_the_koenigsgarten_vector_after_one_move() -> None:
     assert environment.observe("seat_0")["action_mask"].sum() == 0
 
 
-def test_vectors_are_fresh_copies() -> None:
-    environment = CardGameEnv("koenigsgarten")
+@pytest.mark.parametrize(("game", "seats"), [("koenigsgarten", 2), ("kings_corner", 3)])
+def test_a_kept_observation_never_changes(game: str, seats: int) -> None:
+    environment = CardGameEnv(game, seats=seats)
     environment.reset(seed=1)
     first = environment.observe("seat_0")
-    first["observation"][:] = 7
-    first["action_mask"][:] = 0
+    kept = {key: value.copy() for key, value in first.items()}
+    first["observation"][:] = 7  # a vector is the caller's own
+    with pytest.raises(ValueError, match="read-only"):
+        first["action_mask"][:] = 0  # a mask is shared, so nobody may change it
     again = environment.observe("seat_0")
-    assert again["observation"].max() == 1 and again["action_mask"].sum() > 0
+    assert np.array_equal(again["observation"], kept["observation"])
+    assert again["action_mask"].sum() > 0
+    first["observation"][:] = kept["observation"]
+    for _ in range(4):
+        environment.step(int(np.flatnonzero(environment.last()[0]["action_mask"])[-1]))
+        assert all(np.array_equal(first[key], kept[key]) for key in kept)
 
 
 def test_describe_lists_the_blocks_in_order() -> None:

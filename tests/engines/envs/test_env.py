@@ -6,6 +6,7 @@ import random
 
 import numpy as np
 import pytest
+from pettingzoo import AECEnv
 
 from arena.tournament.scheduling import schedule_tables
 from engines.envs import CardGameEnv, env
@@ -71,12 +72,27 @@ PLAYED = [("kings_corner", 3), ("kardinal", 4), ("blumengarten", 1)]
 
 @pytest.mark.parametrize(("game", "seats"), PLAYED)
 def test_rewards_are_the_engines_returns_at_the_end(game: str, seats: int) -> None:
-    environment = CardGameEnv(game, seats=seats)
+    environment = CardGameEnv(game, seats=seats, text_observations=True)
     for seed in range(3):
         final = play_randomly(environment, seed)
         returns = environment.game_state.returns()  # type: ignore[union-attr]
         assert final == {f"seat_{seat}": returns[seat] for seat in range(seats)}
         assert environment.agents == []
+
+
+def test_infos_hold_the_json_observation_only_when_asked() -> None:
+    environment = CardGameEnv("kings_corner", seats=2)
+    environment.reset(seed=3)
+    assert environment.infos == {"seat_0": {}, "seat_1": {}}
+    for _agent in environment.agent_iter():
+        observation, _, terminated, _, info = environment.last()
+        if terminated:
+            assert list(info) == ["outcome"]
+            environment.step(None)
+            continue
+        assert info == {}
+        environment.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert environment.agents == []
 
 
 def test_an_illegal_action_raises_and_changes_nothing() -> None:
@@ -154,3 +170,35 @@ def test_render_shows_the_board() -> None:
     environment = env("koenigsgarten", render_mode="ansi")
     environment.reset(seed=2)
     assert "last taken" in environment.render()  # type: ignore[operator]
+
+
+def finish_a_game(environment: CardGameEnv, use_pettingzoos_dead_step: bool) -> list[object]:
+    """Play seed 2 with the first legal action; what each finished agent's step left."""
+    if use_pettingzoos_dead_step:
+        environment._was_dead_step = lambda action: AECEnv._was_dead_step(environment, action)  # type: ignore[method-assign]
+    environment.reset(seed=2)
+    trail: list[object] = []
+    for _agent in environment.agent_iter():
+        observation, _, terminated, _, _ = environment.last()
+        if terminated:
+            environment.step(None)
+            trail.append((environment.agent_selection, list(environment.agents)))
+            trail.append((dict(environment.rewards), dict(environment._cumulative_rewards)))
+            continue
+        environment.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    return trail
+
+
+def test_finished_agents_step_out_as_in_pettingzoo() -> None:
+    ours = finish_a_game(env("kings_corner", seats=3), use_pettingzoos_dead_step=False)
+    assert ours == finish_a_game(env("kings_corner", seats=3), use_pettingzoos_dead_step=True)
+    environment = env("koenigsgarten")
+    environment.reset(seed=1)
+    while environment.outcome is None:
+        environment.step(int(np.flatnonzero(environment.last()[0]["action_mask"])[0]))  # type: ignore[index]
+    with pytest.raises(InvalidActionError, match="only action is None, not 3"):
+        environment.step(3)
+    environment.step(None)
+    environment.step(None)
+    with pytest.raises(InvalidStateError, match=r"every agent stepped: reset\(\)"):
+        environment.step(None)
