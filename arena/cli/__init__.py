@@ -426,6 +426,45 @@ def root_options(
     set_verbosity(Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL)
 
 
+_PLAIN_TYPES: dict[Any, type] = {bool: bool, str: str, str | None: str}
+"""Parameter annotations whose values the command line parser hands over already as
+they are (a flag's bool, an option's text, or nothing)."""
+
+
+def _plain_parameters_without_pydantic() -> None:
+    """Typer converts each parameter's value through a pydantic ``TypeAdapter`` built on
+    first use; for a flag or a text option, whose value is a bool or a string (or
+    nothing) already, that buys only the import of pydantic (about 0.1 s of CPU: a
+    third of `arena games`' budget, docs/benchmarks.md, since every command takes
+    `-q`/`-v` and the root its completion flags). Those take Typer's own pass-through
+    conversion instead, which accepts exactly a value of that type or nothing. Another
+    Typer without these internals keeps its own conversion."""
+    try:
+        from typer import core as typer_core
+        from typer._coercion import PassThroughRuntimeParam
+    except ImportError:
+        return
+    parameter = getattr(typer_core, "_TyperParameter", None)
+    original = getattr(parameter, "get_runtime_param", None)
+    if parameter is None or original is None or getattr(original, "arena_flags", False):
+        return
+
+    def get_runtime_param(self: Any) -> Any:
+        descriptor = self.type_descriptor
+        plain = _PLAIN_TYPES.get(descriptor.annotation)
+        if self._runtime_param is None and plain is not None and not self.multiple:
+            self._runtime_param = PassThroughRuntimeParam(
+                annotation=plain, parameter_info=descriptor.parameter_info
+            )
+        return original(self)
+
+    get_runtime_param.arena_flags = True  # type: ignore[attr-defined]
+    parameter.get_runtime_param = get_runtime_param
+
+
+_plain_parameters_without_pydantic()
+
+
 def main() -> None:
     """Entry point of the ``arena`` console script."""
     app(prog_name="arena")

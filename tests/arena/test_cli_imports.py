@@ -155,6 +155,15 @@ def test_the_lazy_root_shows_and_runs_as_the_eager_one() -> None:
         assert lazy_result.output == eager_result.output, command
 
 
+def test_help_games_and_the_bot_list_load_no_pydantic(tmp_path: Path) -> None:
+    # Typer would build a pydantic adapter for every flag and text option on first use.
+    db = str(tmp_path / "arena.db")
+    open_database(db).dispose()
+    commands = [("--help",), ("games",), ("bots", "list", "--db", db), ("games", "-q")]
+    _, ran = loaded_modules(*commands, heavy=("pydantic",), cwd=tmp_path)
+    assert ran == []
+
+
 def test_listing_bots_of_a_current_sqlite_file_loads_no_sqlalchemy(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
     open_database(db).dispose()  # migrated: the standard library reads it
