@@ -109,6 +109,8 @@ def test_require_names_the_package_of_a_missing_submodule(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
+    # An earlier test in this process may have imported pyplot: as if it never had.
+    monkeypatch.delitem(sys.modules, "matplotlib.pyplot", raising=False)
     with pytest.raises(MissingExtraError, match=r"matplotlib is not installed: .*arena\[plot\]"):
         require("matplotlib.pyplot", extra="plot")
 

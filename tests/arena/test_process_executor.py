@@ -236,7 +236,9 @@ def test_killing_a_worker_process_of_a_tournament_loses_no_game(tmp_path: Path) 
 @pytest.mark.xdist_group("subprocess")
 def test_ctrl_c_and_a_killed_driver_leave_no_worker_and_resume_completes(tmp_path: Path) -> None:
     db = str(tmp_path / "arena.db")
-    process = start(db, *run_args("processes", 600, "mcts:iterations=400"))
+    # ~50 ms games on 2 workers: 200 last several seconds, so Ctrl-C after the first
+    # stored batch comes well before the end; the last resume plays the rest.
+    process = start(db, *run_args("processes", 200, "mcts:iterations=400"))
     wait_until(lambda: stored(db) >= 20, what="20 games stored")
     workers = _children(process.pid)
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
@@ -254,4 +256,4 @@ def test_ctrl_c_and_a_killed_driver_leave_no_worker_and_resume_completes(tmp_pat
 
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "processes")
     assert code == 0, err
-    assert_complete_without_duplicates(db, 1, 600)
+    assert_complete_without_duplicates(db, 1, 200)
