@@ -161,7 +161,7 @@ def test_status_of_an_address_where_nothing_answers(state: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("subprocess")
+@pytest.mark.xdist_group("ray")
 @pytest.mark.timeout(3 * GENEROUS_SECONDS)
 def test_a_warm_cluster_serves_a_tournament_and_a_stale_one_is_replaced(tmp_path: Path) -> None:
     # Short: Ray's socket paths under the temp dir must stay within 107 bytes.

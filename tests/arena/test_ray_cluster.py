@@ -17,7 +17,7 @@ from arena.store.db import open_database
 from tests.waiting import GENEROUS_SECONDS
 
 # Starts a Ray cluster.
-pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
 
 
 def free_port() -> int:

@@ -34,7 +34,7 @@ from tests.waiting import GENEROUS_SECONDS, wait_until
 
 # Starts Ray clusters: one test at a time, and slow.
 pytestmark = [
-    pytest.mark.xdist_group("subprocess"),
+    pytest.mark.xdist_group("ray"),
     pytest.mark.slow,
     pytest.mark.timeout(3 * GENEROUS_SECONDS),
 ]
