@@ -25,6 +25,7 @@ from arena.store.models import (
     Participant,
     RegressionStatus,
     RegressionTest,
+    RegressionTestGame,
     Tournament,
     TournamentStatus,
 )
@@ -32,6 +33,7 @@ from arena.store.models import (
 LADDER_TABLE = Ladder.__table__  # type: ignore[attr-defined]
 RATING_TABLE = LadderRating.__table__  # type: ignore[attr-defined]
 PARTICIPANT_TABLE = Participant.__table__  # type: ignore[attr-defined]
+TEST_GAME_TABLE = RegressionTestGame.__table__  # type: ignore[attr-defined]
 
 
 def running_ladders(session: Session, game: str | None = None) -> list[Ladder]:
@@ -215,6 +217,18 @@ def rating_history(session: Session, bot_id: int) -> list[tuple[Ladder, list[Lad
         for ladder in session.exec(select(Ladder).where(col(Ladder.id).in_(list(by_ladder))))
     }
     return [(ladders[ladder_id], history) for ladder_id, history in by_ladder.items()]
+
+
+def add_test_games(
+    session: Session, test_id: int, tournament_id: int, indices: Sequence[int]
+) -> None:
+    """Record the games (indices of the ladder tournament's) that the test counted."""
+    rows = [
+        {"test_id": test_id, "tournament_id": tournament_id, "game_index": index}
+        for index in indices
+    ]
+    if rows:
+        session.connection().execute(sa.insert(TEST_GAME_TABLE), rows)
 
 
 def add_ratings(

@@ -5,17 +5,41 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.ladder import worker
 from arena.ladder.service import end_test
 from arena.ladder.worker import LadderPlayer
 from arena.store.db import session_scope
 from arena.store.ladders import regression_tests
-from arena.store.models import BotVersion, GameResult, Ladder, RegressionStatus, RegressionTest
+from arena.store.models import (
+    BotVersion,
+    GameResult,
+    Ladder,
+    RegressionStatus,
+    RegressionTest,
+    RegressionTestGame,
+)
 from tests.arena.web.conftest import Web
 from tests.arena.web.test_ladder_pages import played_ladder
+
+
+def played_with_a_meeting(web: Web, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The ladder of ``played_ladder``, then a batch whose matchmaking seats the
+    candidate and its baseline together at every table while the test runs."""
+    ladder_id = played_ladder(web)
+    test = the_test(web, ladder_id)
+    pair = (test.candidate_id, test.baseline_id)
+    with monkeypatch.context() as patch:
+        patch.setattr(worker, "next_pairings", lambda view, count, rng, seats: [pair] * count)
+        with LadderPlayer(web.engine, executor="local", tables=4, seed=7) as player:
+            player.play_batch(ladder_id)
+    assert the_test(web, ladder_id).status == RegressionStatus.RUNNING
+    return ladder_id
 
 
 def the_test(web: Web, ladder_id: int) -> RegressionTest:
@@ -25,8 +49,18 @@ def the_test(web: Web, ladder_id: int) -> RegressionTest:
 
 
 def expected_indices(web: Web, test: RegressionTest) -> list[int]:
-    """By the definition: the ladder's games where candidate and baseline both sat,
-    stored while the test ran."""
+    """By the record: the games of the pairs the test counted."""
+    with Session(web.engine) as session:
+        return sorted(
+            session.exec(
+                select(RegressionTestGame.game_index).where(RegressionTestGame.test_id == test.id)
+            ).all()
+        )
+
+
+def together_while_running(web: Web, test: RegressionTest) -> list[GameResult]:
+    """The ladder's games where candidate and baseline both sat, stored while the test
+    ran (the rule for games stored before the record was kept)."""
     with Session(web.engine) as session:
         ladder = session.get(Ladder, test.ladder_id)
         assert ladder is not None
@@ -36,7 +70,7 @@ def expected_indices(web: Web, test: RegressionTest) -> list[int]:
             .order_by(col(GameResult.index))
         ).all()
     return [
-        g.index
+        g
         for g in games
         if {test.candidate_id, test.baseline_id} <= set(g.seats)
         and g.created >= test.created
@@ -70,12 +104,14 @@ def all_pages(web: Web, url: str, limit: int) -> list[dict[str, Any]]:
     raise AssertionError("the pages never end")
 
 
-def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(web: Web) -> None:
-    ladder_id = played_ladder(web)
+def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder_id = played_with_a_meeting(web, monkeypatch)
     test = the_test(web, ladder_id)
     url = f"/api/bots/mine@2/regression-tests/{test.id}/games"
     expected = expected_indices(web, test)
-    assert len(expected) >= test.games > 0
+    assert len(expected) == test.games > 0
     whole = web.client.get(url).json()
     assert whole["test"]["id"] == test.id and whole["test"]["candidate"] == "mine@2"
     assert [g["index"] for g in whole["items"]] == expected
@@ -105,6 +141,54 @@ def test_the_api_lists_exactly_the_tests_games_a_page_at_a_time(web: Web) -> Non
     assert [g["index"] for g in web.client.get(url).json()["items"]] == expected
 
 
+def test_the_list_is_the_counted_pairs_without_the_two_bots_matchmaking_games(
+    web: Web,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ladder_id = played_with_a_meeting(web, monkeypatch)
+    test = the_test(web, ladder_id)
+    url = f"/api/bots/mine@2/regression-tests/{test.id}/games"
+    listed = [g["index"] for g in all_pages(web, url, limit=1000)]
+    assert listed == expected_indices(web, test)
+    assert len(listed) == test.games == 2 * sum(test.counts)
+    together = {g.index: g for g in together_while_running(web, test)}
+    # matchmaking seated the two together meanwhile: those games are not the test's
+    assert set(listed) < set(together)
+    # each pair is one deal played twice with the seats swapped
+    for first, second in zip(listed[0::2], listed[1::2], strict=True):
+        assert together[first].seed == together[second].seed
+        assert together[first].seats == together[second].seats[::-1]
+
+
+def test_games_stored_before_the_record_fall_back_to_who_sat_and_when(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder_id = played_with_a_meeting(web, monkeypatch)
+    test = the_test(web, ladder_id)
+    url = f"/api/bots/mine@2/regression-tests/{test.id}/games"
+    recorded = expected_indices(web, test)
+    with session_scope(web.engine) as session:  # as if its first batch came before v11
+        session.exec(
+            sa.delete(RegressionTestGame).where(  # type: ignore[arg-type]
+                col(RegressionTestGame.test_id) == test.id,
+                col(RegressionTestGame.game_index) <= recorded[1],
+            )
+        )
+    together = [g.index for g in together_while_running(web, test)]
+    before = [index for index in together if index < recorded[2]]
+    listed = [g["index"] for g in web.client.get(url).json()["items"]]
+    assert listed == before + recorded[2:]
+    assert len(before) >= 2 and set(before) >= set(recorded[:2])
+    # with no record at all, every game of the two while the test ran
+    with session_scope(web.engine) as session:
+        session.exec(
+            sa.delete(RegressionTestGame).where(  # type: ignore[arg-type]
+                col(RegressionTestGame.test_id) == test.id
+            )
+        )
+    assert [g["index"] for g in web.client.get(url).json()["items"]] == together
+
+
 def test_unknown_tests_and_other_bots_are_404_and_bad_paging_422(web: Web) -> None:
     ladder_id = played_ladder(web)
     test = the_test(web, ladder_id)
@@ -123,8 +207,10 @@ def test_unknown_tests_and_other_bots_are_404_and_bad_paging_422(web: Web) -> No
         assert answer.status_code == 422 and isinstance(answer.json()["detail"], str)
 
 
-def test_the_bot_page_links_each_test_to_its_games_page(web: Web) -> None:
-    ladder_id = played_ladder(web)
+def test_the_bot_page_links_each_test_to_its_games_page(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder_id = played_with_a_meeting(web, monkeypatch)
     test = the_test(web, ladder_id)
     link = f"/bots/mine%402/regression-tests/{test.id}"  # the template quotes the @
     assert f'href="{link}"' in web.client.get("/bots/mine").text
@@ -138,8 +224,10 @@ def test_the_bot_page_links_each_test_to_its_games_page(web: Web) -> None:
     assert page.text.count('href="/records/') == len(expected)
 
 
-def test_bots_show_prints_the_command_that_lists_the_tests_games(web: Web, db_url: str) -> None:
-    ladder_id = played_ladder(web)
+def test_bots_show_prints_the_command_that_lists_the_tests_games(
+    web: Web, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder_id = played_with_a_meeting(web, monkeypatch)
     test = the_test(web, ladder_id)
     with Session(web.engine) as session:
         ladder = session.get(Ladder, ladder_id)
