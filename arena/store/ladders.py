@@ -254,6 +254,22 @@ def add_ratings(
         session.connection().execute(sa.insert(RATING_TABLE), rows)
 
 
+def ladder_test(session: Session, tournament_id: int, test_id: int) -> RegressionTest:
+    """The regression test ``test_id`` of the ladder whose tournament is ``tournament_id``.
+
+    Raises:
+        NotFoundError: no such test on that ladder.
+    """
+    test = session.get(RegressionTest, test_id)
+    ladder = None if test is None else session.get(Ladder, test.ladder_id)
+    if test is None or ladder is None or ladder.tournament_id != tournament_id:
+        raise NotFoundError(
+            f"no regression test {test_id} on the ladder of tournament {tournament_id} "
+            "(see `arena ladder show`)"
+        )
+    return test
+
+
 def regression_tests(
     session: Session,
     *,

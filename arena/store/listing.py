@@ -78,12 +78,14 @@ def iter_games(
     page: int = PAGE_GAMES,
     also: Sequence[int] = (),
     indices: tuple[int | None, int | None] = (None, None),
+    test: RegressionTest | None = None,
 ) -> Iterator[ListedGame]:
     """The tournament's stored games in index order: those ``bot_id`` played (and every
     bot of ``also`` with it, at one table), those that ended in ``result`` (for
     ``bot_id``; without one, only ``forfeit`` and ``draw``, a game with a forfeit or a
     shared first place), those forfeited for ``reason``, those whose index is within
-    ``indices`` (first, last; None: no bound).
+    ``indices`` (first, last; None: no bound), those of the regression ``test`` (see
+    :func:`version_test_conditions`).
 
     Raises:
         GameFilterError: ``win`` or ``loss`` without a bot.
@@ -111,6 +113,8 @@ def iter_games(
         query = query.where(g.c.index <= last)
     if reason is not None:
         query = query.where(g.c.reason == reason)
+    if test is not None:
+        query = query.where(*version_test_conditions(session, test))
     if result == SeatResult.FORFEIT and bot_id is None:
         query = query.where(g.c.offender.is_not(None))
     for row in _pages(session, query, g.c.index, page):

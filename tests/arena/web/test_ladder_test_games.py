@@ -30,14 +30,16 @@ from tests.arena.web.test_ladder_pages import played_ladder
 
 def played_with_a_meeting(web: Web, monkeypatch: pytest.MonkeyPatch) -> int:
     """The ladder of ``played_ladder``, then a batch whose matchmaking seats the
-    candidate and its baseline together at every table while the test runs."""
+    candidate and its baseline together at every table while the test runs, and one
+    more batch."""
     ladder_id = played_ladder(web)
     test = the_test(web, ladder_id)
     pair = (test.candidate_id, test.baseline_id)
-    with monkeypatch.context() as patch:
-        patch.setattr(worker, "next_pairings", lambda view, count, rng, seats: [pair] * count)
-        with LadderPlayer(web.engine, executor="local", tables=4, seed=7) as player:
+    with LadderPlayer(web.engine, executor="local", tables=4, seed=7) as player:
+        with monkeypatch.context() as patch:
+            patch.setattr(worker, "next_pairings", lambda view, count, rng, seats: [pair] * count)
             player.play_batch(ladder_id)
+        player.play_batch(ladder_id)  # the test's next pair comes after those games
     assert the_test(web, ladder_id).status == RegressionStatus.RUNNING
     return ladder_id
 
@@ -238,18 +240,29 @@ def test_bots_show_prints_the_command_that_lists_the_tests_games(
     shown = runner.invoke(app, ["bots", "show", "mine@2", "--db", db_url])
     assert shown.exit_code == 0, shown.output
     expected = expected_indices(web, test)
-    command = (
-        f"arena tournament games {tournament_id} --bot mine@2 --bot mine@1 "
-        f"--from-index {expected[0]} --to-index {expected[-1]}"
-    )
-    assert command in " ".join(shown.output.split())
+    command = f"arena tournament games {tournament_id} --regression-test {test.id}"
+    assert f"{command} (#{expected[0]} … #{expected[-1]})" in " ".join(shown.output.split())
     listed = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
     assert listed.exit_code == 0, listed.output
     lines = [line for line in listed.output.splitlines() if line.startswith("#")]
     assert [int(line.split()[0][1:]) for line in lines] == expected
     for line in lines:
         assert "mine@1" in line and "mine@2" in line
-    # the bounds keep out the games the two play after the test
+    # the two's matchmaking games between the test's first and last are not listed
+    bounded = f"--bot mine@2 --bot mine@1 --from-index {expected[0]} --to-index {expected[-1]}"
+    together = runner.invoke(
+        app, ["tournament", "games", str(tournament_id), *bounded.split(), "--db", db_url]
+    )
+    assert together.exit_code == 0, together.output
+    assert sum(line.startswith("#") for line in together.output.splitlines()) > len(expected)
+    # a test that is not of the tournament's ladder: an error that quotes it
+    wrong = runner.invoke(
+        app,
+        ["tournament", "games", str(tournament_id), "--regression-test", "999", "--db", db_url],
+    )
+    assert wrong.exit_code == 2 and isinstance(wrong.exception, SystemExit)
+    assert "no regression test 999 on the ladder of tournament" in " ".join(wrong.output.split())
+    # the games the two play after the test are not listed
     end_and_play_on(web, test, ladder_id)
     later = runner.invoke(app, [*command.split()[1:], "--limit", "0", "--db", db_url])
     assert [int(line.split()[0][1:]) for line in later.output.splitlines() if line[:1] == "#"] == (
