@@ -278,8 +278,7 @@ def _show_ladders(engine: Engine, bot_id: int, plot: Path | None) -> None:
         if games is not None:
             lines.append(
                 f"             its games: arena tournament games {test.tournament_id} "
-                f"--bot {test.candidate} --bot {test.baseline} "
-                f"--from-index {games[0]} --to-index {games[1]}"
+                f"--regression-test {test.id} (#{games[0]} … #{games[1]})"
             )
     if lines:
         console.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)

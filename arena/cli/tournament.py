@@ -417,6 +417,14 @@ def games_command(
     to_index: Annotated[
         int | None, typer.Option(min=0, metavar="INDEX", help="only games up to this index")
     ] = None,
+    regression_test: Annotated[
+        int | None,
+        typer.Option(
+            "--regression-test",
+            metavar="TEST",
+            help="only the games of this regression test (of the tournament's ladder)",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option(min=0, help="show at most N games; 0: all")] = 100,
     db: DbOption = None,
 ) -> None:
@@ -427,6 +435,7 @@ def games_command(
     from arena.play.results import GameStatus
     from arena.store.bots import find_bot
     from arena.store.games import get_tournament
+    from arena.store.ladders import ladder_test
     from arena.store.listing import iter_games, seat_result
     from arena.store.tally import bot_names
 
@@ -435,6 +444,11 @@ def games_command(
     with Session(engine) as session:
         tournament = get_tournament(session, tournament_id)
         bot_ids = [find_bot(session, b, game=tournament.game).id or 0 for b in bot or []]
+        test = (
+            None
+            if regression_test is None
+            else ladder_test(session, tournament_id, regression_test)
+        )
         games = iter_games(
             session,
             tournament_id,
@@ -443,6 +457,7 @@ def games_command(
             result=wanted,
             reason=reason,
             indices=(from_index, to_index),
+            test=test,
         )
         shown = 0
         labels: dict[int, str] = {}

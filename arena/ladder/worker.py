@@ -45,6 +45,7 @@ from arena.store.db import session_scope, with_retries
 from arena.store.games import read_driver_state, store_games, write_driver_state
 from arena.store.ladders import (
     add_ratings,
+    add_test_games,
     allocate_indices,
     ladder_members,
     latest_ratings,
@@ -331,7 +332,7 @@ class LadderPlayer:
             rated = [g for g in played if standing(g, builtin) is Standing.RATED]
             self._rate(session, locked, rated)
             self._observe_health(session, locked, played)
-            self._score_tests(session, tables, rated)
+            self._score_tests(session, ladder.tournament_id, tables, rated)
 
     def _rate(self, session: Session, ladder: Ladder, rated: Sequence[PlayedGame]) -> None:
         """Add the games to the rating state and write the history rows a refit moved.
@@ -395,11 +396,15 @@ class LadderPlayer:
         write_driver_state(session, ladder.tournament_id, stored, state_text.encode())
 
     def _score_tests(
-        self, session: Session, tables: list[_Table], rated: Sequence[PlayedGame]
+        self,
+        session: Session,
+        tournament_id: int,
+        tables: list[_Table],
+        rated: Sequence[PlayedGame],
     ) -> None:
         """Each test's pairs: the two games of its table's rotation on one deal (at more
         seats, consecutive games of the rotation), the candidate's score against the
-        baseline in each."""
+        baseline in each. The games of the pairs it counted are recorded as its games."""
         by_index = {g.index: g for g in rated}
         for table in tables:
             if table.test is None:
@@ -416,14 +421,24 @@ class LadderPlayer:
             )
             games = [by_index.get(planned.index) for planned in table.games]
             pairs = [
+                (first, second)
+                for first, second in zip(games[0::2], games[1::2], strict=False)
+                if first is not None and second is not None
+            ]
+            counted = sprt.add_pairs(
                 (
                     _score(first, test.candidate_id, test.baseline_id),
                     _score(second, test.candidate_id, test.baseline_id),
                 )
-                for first, second in zip(games[0::2], games[1::2], strict=False)
-                if first is not None and second is not None
-            ]
-            counted = sprt.add_pairs(pairs)
+                for first, second in pairs
+            )
+            assert test.id is not None
+            add_test_games(
+                session,
+                test.id,
+                tournament_id,
+                [game.index for pair in pairs[:counted] for game in pair],
+            )
             test.games += 2 * counted
             test.counts = [getattr(sprt.pentanomial, name) for name in PAIR_CATEGORIES]
             test.llr = sprt.llr

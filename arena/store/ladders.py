@@ -25,6 +25,7 @@ from arena.store.models import (
     Participant,
     RegressionStatus,
     RegressionTest,
+    RegressionTestGame,
     Tournament,
     TournamentStatus,
 )
@@ -32,6 +33,7 @@ from arena.store.models import (
 LADDER_TABLE = Ladder.__table__  # type: ignore[attr-defined]
 RATING_TABLE = LadderRating.__table__  # type: ignore[attr-defined]
 PARTICIPANT_TABLE = Participant.__table__  # type: ignore[attr-defined]
+TEST_GAME_TABLE = RegressionTestGame.__table__  # type: ignore[attr-defined]
 
 
 def running_ladders(session: Session, game: str | None = None) -> list[Ladder]:
@@ -217,6 +219,18 @@ def rating_history(session: Session, bot_id: int) -> list[tuple[Ladder, list[Lad
     return [(ladders[ladder_id], history) for ladder_id, history in by_ladder.items()]
 
 
+def add_test_games(
+    session: Session, test_id: int, tournament_id: int, indices: Sequence[int]
+) -> None:
+    """Record the games (indices of the ladder tournament's) that the test counted."""
+    rows = [
+        {"test_id": test_id, "tournament_id": tournament_id, "game_index": index}
+        for index in indices
+    ]
+    if rows:
+        session.connection().execute(sa.insert(TEST_GAME_TABLE), rows)
+
+
 def add_ratings(
     session: Session,
     ladder_id: int,
@@ -238,6 +252,22 @@ def add_ratings(
     ]
     if rows:
         session.connection().execute(sa.insert(RATING_TABLE), rows)
+
+
+def ladder_test(session: Session, tournament_id: int, test_id: int) -> RegressionTest:
+    """The regression test ``test_id`` of the ladder whose tournament is ``tournament_id``.
+
+    Raises:
+        NotFoundError: no such test on that ladder.
+    """
+    test = session.get(RegressionTest, test_id)
+    ladder = None if test is None else session.get(Ladder, test.ladder_id)
+    if test is None or ladder is None or ladder.tournament_id != tournament_id:
+        raise NotFoundError(
+            f"no regression test {test_id} on the ladder of tournament {tournament_id} "
+            "(see `arena ladder show`)"
+        )
+    return test
 
 
 def regression_tests(

@@ -21,11 +21,12 @@ from sqlmodel import Session
 from arena.errors import ArenaError
 from arena.play.results import GameStatus
 from arena.players.subprocess_bot import STDERR_MARKER
-from arena.store.models import GameResult, GameSeat, Ladder, RegressionTest
+from arena.store.models import GameResult, GameSeat, Ladder, RegressionTest, RegressionTestGame
 
 PAGE_GAMES = 500
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
+TEST_GAME_TABLE = RegressionTestGame.__table__  # type: ignore[attr-defined]
 
 
 class GameFilterError(ArenaError):
@@ -77,12 +78,14 @@ def iter_games(
     page: int = PAGE_GAMES,
     also: Sequence[int] = (),
     indices: tuple[int | None, int | None] = (None, None),
+    test: RegressionTest | None = None,
 ) -> Iterator[ListedGame]:
     """The tournament's stored games in index order: those ``bot_id`` played (and every
     bot of ``also`` with it, at one table), those that ended in ``result`` (for
     ``bot_id``; without one, only ``forfeit`` and ``draw``, a game with a forfeit or a
     shared first place), those forfeited for ``reason``, those whose index is within
-    ``indices`` (first, last; None: no bound).
+    ``indices`` (first, last; None: no bound), those of the regression ``test`` (see
+    :func:`version_test_conditions`).
 
     Raises:
         GameFilterError: ``win`` or ``loss`` without a bot.
@@ -110,6 +113,8 @@ def iter_games(
         query = query.where(g.c.index <= last)
     if reason is not None:
         query = query.where(g.c.reason == reason)
+    if test is not None:
+        query = query.where(*version_test_conditions(session, test))
     if result == SeatResult.FORFEIT and bot_id is None:
         query = query.where(g.c.offender.is_not(None))
     for row in _pages(session, query, g.c.index, page):
@@ -151,20 +156,26 @@ def version_test_bounds(session: Session, test: RegressionTest) -> tuple[int, in
 
 
 def version_test_conditions(session: Session, test: RegressionTest) -> list[sa.ColumnElement[bool]]:
-    """Conditions on the game table that keep a regression test's games: the ladder
-    tournament's games in which the candidate and its baseline both sat, stored from the
-    test's start to its end."""
+    """Conditions on the game table that keep a regression test's games: those recorded
+    as the pairs it counted. Games stored before the records were kept (schema 11) have
+    none; below the test's first recorded game the rule before them applies: the ladder
+    tournament's games in which the candidate and its baseline both sat, stored from
+    the test's start to its end (its matchmaking games of the two too)."""
     ladder = session.get(Ladder, test.ladder_id)
     assert ladder is not None
-    g = GAME_TABLE
-    conditions = [
-        g.c.tournament_id == ladder.tournament_id,
+    g, r = GAME_TABLE, TEST_GAME_TABLE
+    recorded = sa.select(r.c.game_index).where(r.c.test_id == test.id)
+    unrecorded = [
         g.c.created >= test.created,
+        ~sa.exists().where(r.c.test_id == test.id, r.c.game_index <= g.c.index),
         *_played_together(ladder.tournament_id, [test.candidate_id, test.baseline_id]),
     ]
     if test.finished is not None:
-        conditions.append(g.c.created <= test.finished)
-    return conditions
+        unrecorded.append(g.c.created <= test.finished)
+    return [
+        g.c.tournament_id == ladder.tournament_id,
+        sa.or_(g.c.index.in_(recorded), sa.and_(*unrecorded)),
+    ]
 
 
 def _pages(

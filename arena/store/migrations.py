@@ -325,6 +325,17 @@ def _v10_operators(op: Operations) -> None:
     )
 
 
+def _v11_regression_test_games(op: Operations) -> None:
+    """Which stored games each regression test counted (before: told apart by who sat
+    and when, which took in the two bots' matchmaking games too)."""
+    op.create_table(
+        "regression_test_game",
+        sa.Column("test_id", sa.Integer, sa.ForeignKey("regression_test.id"), primary_key=True),
+        sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournament.id"), nullable=False),
+        sa.Column("game_index", sa.Integer, primary_key=True),
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -336,6 +347,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v8_driver_state,
     _v9_ladders,
     _v10_operators,
+    _v11_regression_test_games,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -331,3 +331,15 @@ class RegressionTest(SQLModel, table=True):
     message: str | None = None
     created: datetime = Field(default_factory=utcnow)
     finished: datetime | None = None
+
+
+class RegressionTestGame(SQLModel, table=True):
+    """A stored ladder game that a regression test counted: one of the pairs its SPRT
+    took, written in the transaction that stores the game. A matchmaking game of the
+    candidate and its baseline has no row."""
+
+    __tablename__ = "regression_test_game"
+
+    test_id: int = Field(foreign_key="regression_test.id", primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id")
+    game_index: int = Field(primary_key=True)

@@ -426,8 +426,8 @@ def stop_ladder_form(
 
 
 class VersionTestGame(schemas.StoredGame):
-    """A game of a regression test: the ladder tournament's game ``index``, where the
-    candidate and its baseline sat at one table."""
+    """A game of a regression test: the ladder tournament's game ``index``, one of the
+    pairs the test counted."""
 
     candidate_score: float
     """Against the baseline: 1 ahead, 0.5 level, 0 behind."""
@@ -464,8 +464,8 @@ def find_test(session: Session, reference: str, test_id: int) -> RegressionTest:
 def version_test_games(
     engine: Engine, reference: str, test_id: int, *, after: int, limit: int
 ) -> VersionTestGames:
-    """The test's games after index ``after``: the ladder tournament's games in which
-    the candidate and its baseline both sat, stored from the test's start to its end.
+    """The test's games after index ``after``: the ladder tournament's games of the
+    pairs it counted (see :func:`arena.store.listing.version_test_conditions`).
 
     Raises:
         NotFoundError: no such test of that bot.

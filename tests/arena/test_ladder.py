@@ -31,6 +31,7 @@ from arena.store.models import (
     LadderRating,
     Participant,
     RegressionStatus,
+    RegressionTestGame,
     Tournament,
     TournamentStatus,
 )
@@ -63,6 +64,16 @@ def started(engine: Engine, *bots: str, **settings: float) -> int:
         )
         assert ladder.id is not None
         return ladder.id
+
+
+def recorded_games(engine: Engine, test_id: int | None) -> list[int]:
+    """The indices recorded as the test's games."""
+    with Session(engine) as session:
+        return sorted(
+            session.exec(
+                select(RegressionTestGame.game_index).where(RegressionTestGame.test_id == test_id)
+            ).all()
+        )
 
 
 def games_of(engine: Engine, ladder_id: int) -> list[tuple[int, tuple[int, ...]]]:
@@ -165,6 +176,11 @@ def test_a_new_version_starts_a_regression_test_that_the_workers_play(engine: En
     # greedy against random: the test accepts H1 (at least elo1 better) soon.
     assert test.status == RegressionStatus.ACCEPTED_H1, test
     assert test.games == 2 * sum(test.counts) and test.llr > 2.9
+    # the games recorded as its own are the pairs it counted, none after its decision
+    recorded = recorded_games(engine, test.id)
+    assert len(recorded) == test.games
+    seats = dict(games_of(engine, ladder_id))
+    assert all({test.candidate_id, test.baseline_id} <= set(seats[i]) for i in recorded)
 
 
 def test_the_owner_stops_a_test_and_a_retired_baseline_stops_it_too(tmp_path: Path) -> None:
@@ -379,6 +395,8 @@ def test_at_three_seats_a_test_table_holds_both_versions_and_counts_its_pairs(
         (test,) = regression_tests(session, ladder_id=ladder_id)
     # One test table (a rotation of three games: one pair counted), one from matchmaking.
     assert test.candidate_id == v2.id and sum(test.counts) == 1 and test.games == 2
+    # the pair's two games are the test's; the rotation's third and matchmaking's are not
+    assert recorded_games(engine, test.id) == [0, 1]
 
 
 def test_an_owner_over_its_budget_gets_no_more_games(engine: Engine) -> None:
