@@ -68,11 +68,25 @@ def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 _EMPTY: Final = _read_only(LAYOUT.zeros())
-_MASKS: Final = _read_only(
+_TABLE: Final = _read_only(
     ((np.arange(1 << _CARDS)[:, None] >> np.arange(_CARDS)) & 1).astype(np.int8)
 )
-"""The mask of every set of legal cards (a 16-bit number), 1 MB, read-only: a step hands
-out one row of it, a view that costs no copy and that nobody can change."""
+"""The mask of every set of legal cards (a 16-bit number) as one row, read-only."""
+
+
+class _Masks(dict[int, Mask]):
+    """The rows of :data:`_TABLE` that steps hand out, each made once: a step costs a
+    dict lookup instead of indexing the table (a NumPy call and a new view per step);
+    nobody can change a row. A game reaches a few thousand sets at most: the 12 edge
+    cards of a layout, or subsets of the 6 cards sharing a card's rank or suit."""
+
+    def __missing__(self, legal: int) -> Mask:
+        mask: Mask = _TABLE[legal]
+        self[legal] = mask
+        return mask
+
+
+_MASKS: Final = _Masks()
 
 
 class _KoenigsgartenTracker(Tracker):
@@ -82,7 +96,7 @@ class _KoenigsgartenTracker(Tracker):
 
     Every step runs this, so it does as little as it can: a move writes ten numbers
     through memoryviews (a NumPy item write costs several times as much), a vector is
-    one copy, a mask one row of :data:`_MASKS`.
+    one copy, a mask an entry of :data:`_MASKS`.
     """
 
     def __init__(self, state: State, actions: ActionIndex):

@@ -157,3 +157,17 @@ def test_kardinals_deck_option_is_in_the_vector() -> None:
     plain = default.game.new_initial_state(seed=4, seats=3)
     baseline = default.encoder.encode(plain.observation(0))
     assert (baseline[layout["circles"]], baseline[layout["carriage"]]) == (0, 0)
+
+
+def test_the_koenigsgarten_masks_are_shared_read_only_rows() -> None:
+    # The same set of legal cards gets the same array again (no copy per step), and
+    # nobody can change it: a kept mask stays the mask of its position.
+    first, second = CardGameEnv("koenigsgarten"), CardGameEnv("koenigsgarten")
+    first.reset(seed=3)
+    second.reset(seed=3)
+    mask = first.observe("seat_0")["action_mask"]
+    assert second.observe("seat_0")["action_mask"] is mask
+    assert not mask.flags.writeable
+    kept = mask.copy()
+    first.step(int(np.flatnonzero(mask)[0]))
+    assert np.array_equal(mask, kept)
