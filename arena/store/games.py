@@ -195,6 +195,39 @@ def schedule_games(session: Session, tournament_id: int, games: Iterable[Planned
     )
 
 
+def set_generated_schedule(session: Session, tournament_id: int, games: int) -> None:
+    """Say that the tournament's schedule is generated, not written, and how many games
+    it holds (in the caller's transaction)."""
+    session.exec(
+        sa.update(Tournament)
+        .where(col(Tournament.id) == tournament_id)
+        .values(scheduled=games, schedule_generated=True)
+    )
+
+
+def schedule_is_generated(session: Session, tournament_id: int) -> bool:
+    """Whether the tournament's schedule is generated (:func:`set_generated_schedule`)
+    rather than written as ``scheduled_game`` rows."""
+    t = TOURNAMENT_TABLE
+    query = sa.select(t.c.schedule_generated).where(t.c.id == tournament_id)
+    return bool(session.connection().execute(query).scalar())
+
+
+def stored_indexes(session: Session, tournament_id: int, *, first: int, stop: int) -> set[int]:
+    """The indexes of the stored games from ``first`` up to (not including) ``stop``:
+    what a generated schedule's page has played. A page played whole (most of them, on
+    a resume) is told by its count alone."""
+    g = GAME_TABLE
+    window = (g.c.tournament_id == tournament_id, g.c.index >= first, g.c.index < stop)
+    connection = session.connection()
+    count = connection.execute(sa.select(sa.func.count()).where(*window)).scalar_one()
+    if count == 0:
+        return set()
+    if count == stop - first:
+        return set(range(first, stop))
+    return set(connection.execute(sa.select(g.c.index).where(*window)).scalars())
+
+
 def drop_unplayed(session: Session, tournament_id: int) -> int:
     """Unschedule the scheduled games without a stored result, lowering the
     tournament's scheduled count: a decided SPRT plays no more. Returns how many were
@@ -295,7 +328,16 @@ def finished_games(session: Session, tournament_id: int) -> list[FinishedGame]:
 
 
 def schedule_state(session: Session, tournament_id: int) -> tuple[int, int, int]:
-    """(scheduled games, next free index, next batch number)."""
+    """(scheduled games, next free index, next batch number). A generated schedule is
+    one batch of its games."""
+    t = TOURNAMENT_TABLE
+    generated, scheduled = (
+        session.connection()
+        .execute(sa.select(t.c.schedule_generated, t.c.scheduled).where(t.c.id == tournament_id))
+        .one()
+    )
+    if generated:
+        return int(scheduled), int(scheduled), 1
     s = SCHEDULE_TABLE
     count, last_index, last_batch = (
         session.connection()

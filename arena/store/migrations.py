@@ -336,6 +336,16 @@ def _v11_regression_test_games(op: Operations) -> None:
     )
 
 
+def _v13_generated_schedules(op: Operations) -> None:
+    """A fixed format's schedule generated from its seed, not written game by game
+    (arena.tournament.scheduling.GeneratedSchedule); tournaments created before keep
+    their written schedule."""
+    op.add_column(
+        "tournament",
+        sa.Column("schedule_generated", sa.Boolean, nullable=False, server_default=sa.false()),
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -348,6 +358,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v9_ladders,
     _v10_operators,
     _v11_regression_test_games,
+    _v13_generated_schedules,  # 13 once humanstore's 12 is merged before it
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

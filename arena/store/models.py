@@ -95,6 +95,10 @@ class Tournament(SQLModel, table=True):
     status: str = TournamentStatus.PENDING
     """A :class:`TournamentStatus` (stored as its word)."""
     scheduled: int = 0
+    schedule_generated: bool = False
+    """The schedule is generated from the configuration and seed whenever it is needed
+    (the fixed formats, since schema version 13); else its games are the
+    ``scheduled_game`` rows (the adaptive formats, and tournaments created before)."""
     message: str | None = None
     created: datetime = Field(default_factory=utcnow)
     started: datetime | None = None

@@ -42,8 +42,10 @@ from arena.store.games import (
     schedule_games,
     schedule_state,
     scheduled_seeds,
+    set_generated_schedule,
     set_status,
     store_games,
+    stored_indexes,
     unplayed_games,
     write_driver_state,
 )
@@ -73,7 +75,7 @@ from arena.tournament.progress import (
     ProgressDisplay,
     Standings,
 )
-from arena.tournament.scheduling import Scheduler
+from arena.tournament.scheduling import GeneratedSchedule, Scheduler
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -129,10 +131,11 @@ def create_tournament(
     status: TournamentStatus = TournamentStatus.PENDING,
     owner_id: int | None = None,
 ) -> int:
-    """Validate the bots, then write the tournament, its participants and (for fixed
-    formats) its whole schedule, generated and written a page at a time, in the
-    caller's transaction. Returns the tournament's id. A tournament queued over the web
-    is written ``queued`` with its owner.
+    """Validate the bots, then write the tournament and its participants, in the
+    caller's transaction; a fixed format's schedule is not written but generated from
+    the configuration whenever it is needed (:class:`GeneratedSchedule`), an adaptive
+    format's is written batch by batch as it runs. Returns the tournament's id. A
+    tournament queued over the web is written ``queued`` with its owner.
 
     Raises:
         ConfigError: a bot that is unknown or plays another game (the caller's
@@ -159,10 +162,13 @@ def create_tournament(
         session.add(
             Participant(tournament_id=tournament.id, bot_id=bot.id, role=role, position=position)
         )
-    first = tournament_format(config.format).first_schedule(
-        config, [(bot.id, role) for bot, role in roles if bot.id is not None]
-    )
-    schedule_games(session, tournament.id, first)
+    fmt = tournament_format(config.format)
+    bots = [(bot.id, role) for bot, role in roles if bot.id is not None]
+    generated = fmt.generated_schedule(config, bots)
+    if generated is None:
+        schedule_games(session, tournament.id, fmt.first_schedule(config, bots))
+    else:
+        set_generated_schedule(session, tournament.id, len(generated))
     return tournament.id
 
 
@@ -348,6 +354,15 @@ class TournamentRunner:
                     f"(`arena ladder run {tournament.game}`, `arena worker`)"
                 )
             self.participants = participants(session, tournament_id)
+            self.schedule = (
+                self.format.generated_schedule(
+                    self.config, [(p.bot_id, Role(p.role)) for p in self.participants]
+                )
+                if tournament.schedule_generated
+                else None
+            )
+            """The generated schedule (fixed formats), or None: written ``scheduled_game``
+            rows."""
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
             self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
             self.names = bot_names(session, set(self.bots))
@@ -404,8 +419,11 @@ class TournamentRunner:
         if not isinstance(deals, list):
             return {}
         order = DealOrder(self.config.deal_order)
-        with Session(self.engine) as session:
-            seeds = scheduled_seeds(session, self.tournament_id)
+        if self.schedule is not None:
+            seeds = self.schedule.seeds()
+        else:
+            with Session(self.engine) as session:
+                seeds = scheduled_seeds(session, self.tournament_id)
         return {
             seed: deals[deal_index(order, number, len(deals), self.config.seed)]
             for number, seed in enumerate(seeds)
@@ -462,7 +480,11 @@ class TournamentRunner:
     def _unplayed(self) -> Iterator[PlannedGame]:
         """The scheduled games without a result, read a page at a time, each page a
         short read of its own after the last index handed out (games stored meanwhile
-        are never handed out again)."""
+        are never handed out again). A generated schedule's page is its games less the
+        stored ones."""
+        if self.schedule is not None:
+            yield from self._unplayed_generated(self.schedule)
+            return
         after = -1
         while True:
             with Session(self.engine) as session:
@@ -471,6 +493,16 @@ class TournamentRunner:
             if len(page) < PAGE_GAMES:
                 return
             after = page[-1].index
+
+    def _unplayed_generated(self, schedule: GeneratedSchedule) -> Iterator[PlannedGame]:
+        for first in range(0, len(schedule), PAGE_GAMES):
+            stop = first + PAGE_GAMES
+            with Session(self.engine) as session:
+                stored = stored_indexes(session, self.tournament_id, first=first, stop=stop)
+            if len(stored) < PAGE_GAMES:
+                for planned in schedule.games(first, stop):
+                    if planned.index not in stored:
+                        yield planned
 
     def _stored(self) -> list[StoredGame]:
         with Session(self.engine) as session:

@@ -20,10 +20,9 @@ from arena.play.results import PlannedGame
 from arena.tournament.adaptive import EloScheduler, PairedSprt, SprtScheduler
 from arena.tournament.scheduling import (
     FixedScheduler,
+    GeneratedSchedule,
     Scheduler,
     gauntlet_tables,
-    iter_schedule_tables,
-    iter_solitaire_games,
     round_robin_tables,
 )
 
@@ -98,11 +97,20 @@ class TournamentFormat:
         """How many games the configuration can schedule at most."""
         return math.comb(len(config.bots), config.seat_count) * config.games
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
-        """The games written with the tournament (a fixed format's whole schedule),
-        generated one at a time."""
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
+        """A fixed format's whole schedule, a pure function of the configuration and the
+        participants: generated whenever it is needed, never written. None for a format
+        that decides its games as it goes (its schedule is written, batch by batch)."""
         tables = round_robin_tables([bot for bot, _ in roles], config.seat_count)
-        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        return GeneratedSchedule.of_tables(tables, games_per_table=config.games, seed=config.seed)
+
+    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
+        """The games to write with the tournament when it is created: a fixed format's
+        whole schedule (tournaments created before schedules were generated wrote it),
+        an adaptive format's none."""
+        return self.generated_schedule(config, roles) or []
 
     def scheduler(
         self, config: TournamentConfig, bots: Sequence[int], test: PairedSprt | None
@@ -149,11 +157,13 @@ class Gauntlet(TournamentFormat):
         seats = config.seat_count
         return len(config.candidates) * math.comb(len(config.opponents), seats - 1) * config.games
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
         candidates = [bot for bot, role in roles if role == Role.CANDIDATE]
         opponents = [bot for bot, role in roles if role == Role.OPPONENT]
         tables = gauntlet_tables(candidates, opponents, config.seat_count)
-        return iter_schedule_tables(tables, games_per_table=config.games, seed=config.seed)
+        return GeneratedSchedule.of_tables(tables, games_per_table=config.games, seed=config.seed)
 
 
 class Solitaire(TournamentFormat):
@@ -173,9 +183,11 @@ class Solitaire(TournamentFormat):
     def planned_games(self, config: TournamentConfig) -> int:
         return len(config.bots) * config.games
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
         bots = [bot for bot, _ in roles]
-        return iter_solitaire_games(bots, deals=config.games, seed=config.seed)
+        return GeneratedSchedule.of_solitaire(bots, deals=config.games, seed=config.seed)
 
     def describe_schedule(self, config: TournamentConfig) -> str:
         return f"{config.games} deals"
@@ -190,8 +202,10 @@ class Elo(TournamentFormat):
     def planned_games(self, config: TournamentConfig) -> int:
         return config.elo.max_games
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
-        return []
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
+        return None
 
     def scheduler(
         self, config: TournamentConfig, bots: Sequence[int], test: PairedSprt | None
@@ -217,8 +231,10 @@ class Sprt(TournamentFormat):
     def planned_games(self, config: TournamentConfig) -> int:
         return config.sprt.max_games
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
-        return []
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
+        return None
 
     def scheduler(
         self, config: TournamentConfig, bots: Sequence[int], test: PairedSprt | None
@@ -246,7 +262,9 @@ class Ladder(TournamentFormat):
     def planned_games(self, config: TournamentConfig) -> int:
         return 0
 
-    def first_schedule(self, config: TournamentConfig, roles: Roles) -> Iterable[PlannedGame]:
+    def generated_schedule(
+        self, config: TournamentConfig, roles: Roles
+    ) -> GeneratedSchedule | None:
         raise ConfigError(
             f"a ladder is not a tournament to run: start it with `arena ladder start {config.game}`"
         )

@@ -121,6 +121,67 @@ def iter_solitaire_games(bots: Sequence[int], *, deals: int, seed: int) -> Itera
             index += 1
 
 
+class GeneratedSchedule:
+    """A fixed format's whole schedule as a pure function of its tables (or bots), games
+    per table and seed: never written to the database, generated from any game on.
+    Equal, game by game, to :func:`iter_schedule_tables` (tables) or
+    :func:`iter_solitaire_games` (``solitaire``: one-seat "tables", a deal per round)."""
+
+    def __init__(
+        self,
+        tables: Sequence[Sequence[int]],
+        *,
+        rounds: int,
+        seed: int,
+        solitaire: bool = False,
+    ):
+        self.seed = seed
+        self.rounds = rounds if tables else 0
+        if solitaire:  # every bot once per deal, in order
+            self._patterns = [[tuple(table) for table in tables]]
+        else:
+            orders = [seating_orders(table) for table in tables]
+            # Round r seats each table in its order r mod (k - 1)!, every rotation of it.
+            self._patterns = [
+                [seats for table in orders for seats in rotations(table[pattern])]
+                for pattern in range(len(orders[0]) if orders else 1)
+            ]
+        self.per_round = len(self._patterns[0])
+
+    @classmethod
+    def of_tables(
+        cls, tables: Sequence[Sequence[int]], *, games_per_table: int, seed: int
+    ) -> GeneratedSchedule:
+        seats = len(tables[0]) if tables else 1
+        return cls(tables, rounds=rounds_for(games_per_table, seats), seed=seed)
+
+    @classmethod
+    def of_solitaire(cls, bots: Sequence[int], *, deals: int, seed: int) -> GeneratedSchedule:
+        return cls([(bot,) for bot in bots], rounds=deals, seed=seed, solitaire=True)
+
+    def __len__(self) -> int:
+        return self.rounds * self.per_round
+
+    def __iter__(self) -> Iterator[PlannedGame]:
+        return self.games()
+
+    def games(self, start: int = 0, stop: int | None = None) -> Iterator[PlannedGame]:
+        """The games with indexes from ``start`` up to (not including) ``stop``."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        index = max(start, 0)
+        while index < stop:
+            round_number, offset = divmod(index, self.per_round)
+            seed = deal_seed(self.seed, round_number)
+            pattern = self._patterns[round_number % len(self._patterns)]
+            for seats in pattern[offset : offset + stop - index]:
+                yield PlannedGame(index, seed, seats)
+                index += 1
+
+    def seeds(self) -> list[int]:
+        """The distinct deal seeds, in the order of their first game."""
+        return list(dict.fromkeys(deal_seed(self.seed, r) for r in range(self.rounds)))
+
+
 class FixedScheduler:
     """A schedule known in advance: everything in batch 0."""
 

@@ -17,13 +17,14 @@ from arena.play.results import PlannedGame
 from arena.report.build import record_final_ratings, snapshot_ratings
 from arena.store import games as store_games_module
 from arena.store.db import open_database, session_scope
-from arena.store.games import unplayed_games
+from arena.store.games import participants, schedule_games, unplayed_games
 from arena.store.tally import Standing, StoredGame, games_page, load_games
 from arena.tournament import driver
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
+from arena.tournament.formats import Role
 from arena.tournament.progress import LiveStatistics, _half_width
-from arena.tournament.scheduling import schedule_tables
+from arena.tournament.scheduling import iter_schedule_tables, round_robin_tables, schedule_tables
 
 QUIET = Console(file=io.StringIO())
 
@@ -57,7 +58,7 @@ def stored(engine: Engine, tournament_id: int) -> list[StoredGame]:
         return load_games(session, tournament_ids=[tournament_id])
 
 
-def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
+def test_a_written_schedule_read_in_pages_and_resumed_in_pages_plays_every_game_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_games_module, "PAGE_ROWS", 7)
@@ -75,6 +76,16 @@ def test_a_schedule_written_in_pages_and_resumed_in_pages_plays_every_game_once(
     )
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, config)
+        # Written, as tournaments created before schedules were generated wrote it.
+        session.execute(sa.text("UPDATE tournament SET schedule_generated = false"))
+        roles = [(p.bot_id, Role(p.role)) for p in participants(session, tournament_id)]
+        schedule_games(
+            session,
+            tournament_id,
+            iter_schedule_tables(
+                round_robin_tables([bot for bot, _ in roles], 2), games_per_table=10, seed=4
+            ),
+        )
     with engine.connect() as connection:
         written = connection.execute(
             sa.text('SELECT "index", seed FROM scheduled_game ORDER BY "index"')

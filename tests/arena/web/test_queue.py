@@ -51,9 +51,10 @@ def test_a_failure_while_queueing_leaves_nothing_behind(
     def failing(*args: object) -> None:
         raise StorageError("database error: the disk is full")
 
-    # The schedule is the last thing written: the tournament and its participants are
-    # in the transaction by then.
+    # The schedule (a written one, or the count of a generated one) is the last thing
+    # written: the tournament and its participants are in the transaction by then.
     monkeypatch.setattr(arena.tournament.driver, "schedule_games", failing)
+    monkeypatch.setattr(arena.tournament.driver, "set_generated_schedule", failing)
     config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
     response = web.client.post("/api/tournaments", headers=web.auth(), json=config)
     assert response.status_code == 503, response.text
