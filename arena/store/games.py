@@ -11,7 +11,7 @@ one, can never store a game twice.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -103,39 +103,40 @@ def _insert_ignoring_duplicates(
         for position, name in enumerate(order)
         if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
     ]
-    parameters: list[Any] = []
-    # Converted values are reused: the value a column had in the row before (a batch's
-    # rows share the time they were stored; converting a datetime costs microseconds),
-    # and each small tuple's JSON (a game's seats, returns and places repeat across
-    # the batch; ``json.dumps`` costs microseconds). A tuple's key holds its items'
-    # types, since (1, 0) == (1.0, 0.0) but their JSON differs.
-    last: dict[int, tuple[Any, Any]] = {}
-    tuples: dict[tuple[Any, ...], Any] = {}
-    for row in rows:
-        values = [row[index] for index in take]
-        for position, convert in converters:
-            value = values[position]
-            if type(value) is tuple:
-                key = (position, value, *map(type, value))
-                try:
-                    converted = tuples.get(key)
-                except TypeError:  # an unhashable item: convert it every time
-                    values[position] = convert(value)
-                    continue
-                if converted is None:
-                    converted = tuples[key] = convert(value)
-                values[position] = converted
-                continue
-            before = last.get(position)
-            if before is not None and before[0] is value:
-                values[position] = before[1]
-            else:
-                values[position] = converted = convert(value)
-                last[position] = (value, converted)
-        parameters.append(
-            tuple(values) if dialect.positional else dict(zip(order, values, strict=True))
-        )
+    # Converted column by column (a list comprehension per column, not a loop over
+    # every value of every row): a column's converted values are reused, the batch's
+    # one stored time converted once and each small tuple's JSON (a game's seats,
+    # returns and places repeat across the batch; ``json.dumps`` costs microseconds)
+    # once per distinct tuple.
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+    ordered = [columns[index] for index in take]
+    for position, convert in converters:
+        ordered[position] = _converted(ordered[position], convert)
+    parameters: list[Any] = (
+        list(zip(*ordered, strict=True))
+        if dialect.positional
+        else [dict(zip(order, values, strict=True)) for values in zip(*ordered, strict=True)]
+    )
     connection.exec_driver_sql(str(compiled), parameters)
+
+
+def _converted(values: Sequence[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``values`` converted by ``convert``, each distinct value once."""
+    first = values[0]
+    if all(value is first for value in values):  # a batch's stored time
+        return [convert(first)] * len(values)
+    if type(first) is not tuple:
+        return [convert(value) for value in values]
+    # A tuple's key holds its items' types: (1, 0) == (1.0, 0.0) but their JSON differs.
+    done: dict[tuple[Any, ...], Any] = {}
+    try:
+        keys = [(value, *map(type, value)) for value in values]
+        return [
+            done[key] if key in done else done.setdefault(key, convert(value))
+            for key, value in zip(keys, values, strict=True)
+        ]
+    except TypeError:  # an unhashable item: convert each
+        return [convert(value) for value in values]
 
 
 def store_games(session: Session, tournament_id: int, games: Sequence[PlayedGame]) -> None:

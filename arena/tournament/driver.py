@@ -246,10 +246,9 @@ class _Buffer:
     def add(self, games: list[PlayedGame]) -> None:
         if self.test is not None:
             self.test.add(games)
-        for game in games:
-            self.games.append(game)
-            counted = self.standings.add(game)
-            self.statistics.add(game, counted, tournament=self.tournament_id)
+        self.games.extend(games)
+        counted = self.standings.add_all(games)
+        self.statistics.add_all(games, counted, tournament=self.tournament_id)
         self.played_now += len(games)
 
     def due(self) -> bool:

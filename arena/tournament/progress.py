@@ -13,7 +13,8 @@ and at game 100,000 and gives the figures ``arena report`` gives for the same ga
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Hashable, Mapping
+from collections import Counter
+from collections.abc import Collection, Hashable, Mapping, Sequence
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -30,7 +31,15 @@ from rich.table import Table
 
 from arena.ratings import EloRatings, RatingError
 from arena.ratings.live import LiveElo
-from arena.store.tally import CountedGame, IndexedGame, Standing, Tallies, Tally, rotation
+from arena.store.tally import (
+    CountedGame,
+    IndexedGame,
+    Standing,
+    StoredGame,
+    Tallies,
+    Tally,
+    rotation,
+)
 from arena.tournament.adaptive import PairedSprt
 
 STANDINGS_AFTER_SECONDS = 5.0
@@ -54,6 +63,21 @@ class Standings:
     def add(self, game: CountedGame) -> Standing:
         """Count ``game``; returns how it counted."""
         return self.tallies.add(game, self.builtin)
+
+    def add_all(self, games: Sequence[CountedGame]) -> list[Standing]:
+        """Count ``games`` (a chunk of them), those alike in everything counted (seats,
+        places, returns, how they ended) at once; returns how each counted. A chunk of
+        random games holds a few kinds of game: counting each kind once costs the driver
+        a microsecond a game instead of ten."""
+        kinds = [
+            (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
+            for g in games
+        ]
+        counted = {
+            kind: self.tallies.add(StoredGame(0, 0, 0, *kind), self.builtin, times)
+            for kind, times in Counter(kinds).items()
+        }
+        return [counted[kind] for kind in kinds]
 
     def ranked(self, *, solitaire: bool = False) -> list[tuple[str, Tally]]:
         """Bots by score % (solitaire: mean score), best first."""
@@ -124,6 +148,70 @@ class LiveStatistics:
         self.rated += 1
         if self.rated % self.interval == 0 and not quiet:
             self.refit()
+
+    def add_all(
+        self, games: Sequence[IndexedGame], counted: Sequence[Standing], *, tournament: int
+    ) -> None:
+        """:meth:`add` for a chunk of games (``counted`` as the standings counted each):
+        a table's games of one deal go to the live Elo together, and the refits fall
+        on the same games as game by game."""
+        if not self.enabled:
+            return
+        if self.elo is None or self.seats == 1:
+            for game, how in zip(games, counted, strict=True):
+                self.add(game, how, tournament=tournament)
+            return
+        start = 0
+        for end, how in enumerate(counted, start=1):
+            if how is Standing.RATED:
+                self.rated += 1
+                if self.rated % self.interval == 0:
+                    self._add_tables(games[start:end], counted[start:end], tournament)
+                    start = end
+                    self.refit()
+        self._add_tables(games[start:], counted[start:], tournament)
+
+    def _add_tables(
+        self, games: Sequence[IndexedGame], counted: Sequence[Standing], tournament: int
+    ) -> None:
+        """Games of two or more seats into the live Elo, a rotation at a time, and the
+        rotations they complete closed (``rated`` is counted by the caller)."""
+        assert self.elo is not None
+        labels, elo = self.labels, self.elo
+        rotations: dict[Hashable, tuple[list[tuple[str, str, float]], list[int]]] = {}
+        for game, how in zip(games, counted, strict=True):
+            group = (tournament, game.seed, tuple(sorted(game.seats)))
+            held = rotations.get(group)
+            if held is None:
+                held = rotations[group] = ([], [0])
+            held[1][0] += 1
+            if how is not Standing.RATED:
+                continue
+            players, ranking = game.seats, game.ranking
+            if len(players) == 2:
+                first, second = labels[players[0]], labels[players[1]]
+                if first != second:
+                    mine, theirs = ranking
+                    held[0].append(
+                        (first, second, 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
+                    )
+                continue
+            names = [labels[bot] for bot in players]
+            held[0].extend(
+                (names[a], names[b], _score(ranking[a], ranking[b]))
+                for a in range(len(names))
+                for b in range(a + 1, len(names))
+                if names[a] != names[b]
+            )
+        size = self.seats
+        for table_deal, (results, (seen,)) in rotations.items():
+            elo.add_results(results, table_deal)
+            seen += self._open.get(table_deal, 0)
+            if seen < size:
+                self._open[table_deal] = seen
+            else:
+                self._open.pop(table_deal, None)
+                elo.close(table_deal)
 
     def _add_to_elo(self, game: IndexedGame, tournament: int) -> None:
         assert self.elo is not None
@@ -243,6 +331,10 @@ class LiveStatistics:
         if self.sprt is not None:
             table.caption = self.sprt.describe()
         return table
+
+
+def _score(mine: int, theirs: int) -> float:
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
 def _signed(value: float) -> str:
