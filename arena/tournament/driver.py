@@ -79,7 +79,9 @@ from arena.tournament.scheduling import GeneratedSchedule, Scheduler
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
-FLUSH_GAMES = 1_000
+FLUSH_GAMES = 5_000
+"""Games stored per transaction at most; a batch is stored after FLUSH_SECONDS anyway, so
+fast games make large batches (fewer commits) and slow ones small."""
 FLUSH_SECONDS = 1.0
 PAGE_GAMES = 10_000
 """Games read at a time: the unplayed ones to feed, the stored ones a resume counts."""
@@ -644,6 +646,9 @@ class TournamentRunner:
             for planned in pending:
                 if over():
                     return
+                if not self.health.suspended:
+                    yield planned
+                    continue
                 offender = self.health.suspended_seat(planned.seats)
                 if offender is None:
                     yield planned
