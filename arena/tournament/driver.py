@@ -83,6 +83,8 @@ FLUSH_GAMES = 5_000
 """Games stored per transaction at most; a batch is stored after FLUSH_SECONDS anyway, so
 fast games make large batches (fewer commits) and slow ones small."""
 FLUSH_SECONDS = 1.0
+DISPLAY_SECONDS = 0.25
+"""The progress display is updated at most this often between batches (its refresh rate)."""
 PAGE_GAMES = 10_000
 """Games read at a time: the unplayed ones to feed, the stored ones a resume counts."""
 LEASE_LOST = "lease lost"
@@ -226,7 +228,12 @@ class _LeaseLostError(Exception):
 class _Buffer:
     """Finished games waiting to be stored, and everything that follows them live: the
     standings, the live statistics, the bots' health and (``sprt``) the test. Each batch
-    is stored with that state as of its last game, in one transaction."""
+    is stored with that state as of its last game, in one transaction.
+
+    The test and the bots' health take each chunk as it comes (they may end the run);
+    the standings and live statistics take a whole batch when it is stored (or shown),
+    so that their cost per game does not grow as chunks get small (with a test, each
+    chunk: a refit shows the test as of the refit's games)."""
 
     engine: Engine
     tournament_id: int
@@ -235,6 +242,8 @@ class _Buffer:
     health: BotHealth
     test: PairedSprt | None = None
     games: list[PlayedGame] = field(default_factory=list)
+    counted: int = 0
+    """Of ``games``, those the standings and live statistics hold."""
     stored_before: int = 0
     """Games stored before this run (the state counts them too)."""
     stored: int = 0
@@ -246,17 +255,25 @@ class _Buffer:
     """A batch found the lease taken over: nothing more is stored by this driver."""
 
     def add(self, games: list[PlayedGame]) -> None:
+        self.games.extend(games)
+        self.played_now += len(games)
         if self.test is not None:
             self.test.add(games)
-        self.games.extend(games)
-        counted = self.standings.add_all(games)
-        self.statistics.add_all(games, counted, tournament=self.tournament_id)
-        self.played_now += len(games)
+            self.count()  # each refit shows the test as of its own games
+
+    def count(self) -> None:
+        """Bring the standings and live statistics up to the games added."""
+        games = self.games[self.counted :]
+        if games:
+            counted = self.standings.add_all(games)
+            self.statistics.add_all(games, counted, tournament=self.tournament_id)
+            self.counted = len(self.games)
 
     def due(self) -> bool:
         return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
 
     def flush(self) -> None:
+        self.count()
         if self.games and not self.lease_lost:
             batch = self.games
             try:
@@ -266,6 +283,7 @@ class _Buffer:
             else:
                 self.stored += len(batch)
         self.games = []
+        self.counted = 0
         self.last_flush = time.monotonic()
 
     def _store(self, games: list[PlayedGame]) -> None:
@@ -666,6 +684,8 @@ class TournamentRunner:
                     ]
                 )
 
+        shown = [time.monotonic()]
+
         def handle(result: ChunkResult) -> bool:
             buffer.add(result.games)
             for bot_id, why in self.health.observe(result.games):
@@ -675,7 +695,8 @@ class TournamentRunner:
                         f"{self.bots[bot_id].label} was suspended ({why}): the SPRT cannot "
                         f"continue; {buffer.test.describe() if buffer.test else ''}"
                     )
-            if buffer.due():
+            flushed = buffer.due()
+            if flushed:
                 buffer.flush()
                 if self.on_flush is not None:
                     self.on_flush(buffer.stored)
@@ -685,9 +706,15 @@ class TournamentRunner:
                 if lease.lost or buffer.lease_lost:
                     outcome["stop"] = LEASE_LOST
                     return False
-            display.update(
-                done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
-            )
+            # The display refreshes a few times a second: updating it for every chunk
+            # of fast games cost the driver microseconds a game for nothing shown.
+            now = time.monotonic()
+            if flushed or self.verbose or now - shown[0] >= DISPLAY_SECONDS:
+                shown[0] = now
+                buffer.count()
+                display.update(
+                    done_before + buffer.played_now, scheduled, buffer.standings, buffer.statistics
+                )
             return not over()
 
         buffer.played_now = 0
