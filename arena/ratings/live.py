@@ -81,12 +81,29 @@ class LiveElo:
 
         Raises RatingError for an unknown player or a score other than 0, ½ or 1.
         """
+        self.add_numbered(
+            [(self._index(first), self._index(second), score) for first, second, score in results],
+            group,
+        )
+
+    def number(self, name: str) -> int:
+        """The player's number, as :meth:`add_numbered` takes it.
+
+        Raises RatingError for an unknown player.
+        """
+        return self._index(name)
+
+    def add_numbered(self, results: Sequence[tuple[int, int, float]], group: Hashable) -> None:
+        """:meth:`add_results` with the players by number (:meth:`number`): the driver
+        adds a rotation's games this way, without looking names up for every game.
+
+        Raises RatingError for a score other than 0, ½ or 1.
+        """
         if not results:
             return
         rotation = self._rotations[group]
         changed: dict[Pair, tuple[float, int]] = {}
-        for first, second, score in results:
-            i, j = self._index(first), self._index(second)
+        for i, j, score in results:
             if score not in (WIN, DRAW, LOSS):
                 raise RatingError(f"score {score!r} is not 0, 0.5 or 1")
             pair = (i, j) if i < j else (j, i)
@@ -97,7 +114,7 @@ class LiveElo:
             lower_points = score if i < j else 1.0 - score
             before = changed.get(pair, (0.0, 0))
             changed[pair] = (before[0] + lower_points, before[1] + 1)
-            self.games += 1
+        self.games += len(results)
         for pair, (points, games) in changed.items():
             self._move(rotation, pair, points, games)
 

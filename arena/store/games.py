@@ -123,7 +123,7 @@ def _insert_ignoring_duplicates(
 def _converted(values: Sequence[Any], convert: Callable[[Any], Any]) -> list[Any]:
     """``values`` converted by ``convert``, each distinct value once."""
     first = values[0]
-    if all(value is first for value in values):  # a batch's stored time
+    if len(set(map(id, values))) == 1:  # one object throughout: a batch's stored time
         return [convert(first)] * len(values)
     if type(first) is not tuple:
         return [convert(value) for value in values]

@@ -177,8 +177,9 @@ class LiveStatistics:
         """Games of two or more seats into the live Elo, a rotation at a time, and the
         rotations they complete closed (``rated`` is counted by the caller)."""
         assert self.elo is not None
-        labels, elo = self.labels, self.elo
-        rotations: dict[Hashable, tuple[list[tuple[str, str, float]], list[int]]] = {}
+        elo = self.elo
+        numbers = {bot: elo.number(label) for bot, label in self.labels.items()}
+        rotations: dict[Hashable, tuple[list[tuple[int, int, float]], list[int]]] = {}
         for game, how in zip(games, counted, strict=True):
             group = (tournament, game.seed, tuple(sorted(game.seats)))
             held = rotations.get(group)
@@ -189,14 +190,14 @@ class LiveStatistics:
                 continue
             players, ranking = game.seats, game.ranking
             if len(players) == 2:
-                first, second = labels[players[0]], labels[players[1]]
+                first, second = numbers[players[0]], numbers[players[1]]
                 if first != second:
                     mine, theirs = ranking
                     held[0].append(
                         (first, second, 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
                     )
                 continue
-            names = [labels[bot] for bot in players]
+            names = [numbers[bot] for bot in players]
             held[0].extend(
                 (names[a], names[b], _score(ranking[a], ranking[b]))
                 for a in range(len(names))
@@ -205,7 +206,7 @@ class LiveStatistics:
             )
         size = self.seats
         for table_deal, (results, (seen,)) in rotations.items():
-            elo.add_results(results, table_deal)
+            elo.add_numbered(results, table_deal)
             seen += self._open.get(table_deal, 0)
             if seen < size:
                 self._open[table_deal] = seen
