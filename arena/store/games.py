@@ -125,17 +125,19 @@ def _converted(values: Sequence[Any], convert: Callable[[Any], Any]) -> list[Any
     first = values[0]
     if len(set(map(id, values))) == 1:  # one object throughout: a batch's stored time
         return [convert(first)] * len(values)
-    if type(first) is not tuple:
-        return [convert(value) for value in values]
-    # A tuple's key holds its items' types: (1, 0) == (1.0, 0.0) but their JSON differs.
+    # A key holds the value's type, and a tuple's its items' types: True == 1 and
+    # (1, 0) == (1.0, 0.0), but they are stored differently.
     done: dict[tuple[Any, ...], Any] = {}
     try:
-        keys = [(value, *map(type, value)) for value in values]
+        if type(first) is tuple:
+            keys = [(value, *map(type, value)) for value in values]
+        else:
+            keys = [(value, type(value)) for value in values]
         return [
             done[key] if key in done else done.setdefault(key, convert(value))
             for key, value in zip(keys, values, strict=True)
         ]
-    except TypeError:  # an unhashable item: convert each
+    except TypeError:  # an unhashable value or item: convert each
         return [convert(value) for value in values]
 
 

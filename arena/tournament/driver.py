@@ -71,6 +71,7 @@ from arena.tournament.health import BotHealth
 from arena.tournament.lease import DriverLease, TournamentBusyError
 from arena.tournament.progress import (
     DEFAULT_RATING_INTERVAL,
+    REFIT_SECONDS,
     LiveStatistics,
     ProgressDisplay,
     Standings,
@@ -337,7 +338,8 @@ class TournamentRunner:
     """Runs (or resumes) one tournament to completion, interruption or cancellation.
 
     ``rating_interval``: show the live Elo (and a ``sprt``'s LLR) every so many rated
-    games; 0 turns the live statistics off. ``on_completed(engine, tournament_id)`` runs
+    games (the default interval at most every ``REFIT_SECONDS``); 0 turns the live
+    statistics off. ``on_completed(engine, tournament_id)`` runs
     once the tournament is completed (the service records the final ratings with it:
     :func:`arena.report.build.record_final_ratings`, a layer above this one), unless
     the run's live Elo, which gives the same figures, recorded them already.
@@ -467,7 +469,11 @@ class TournamentRunner:
         labels = {bot_id: bot.label for bot_id, bot in self.bots.items()}
         standings = Standings(labels, self.names.builtin)
         statistics = LiveStatistics(
-            labels, seats=self.config.seat_count, interval=self.rating_interval, sprt=test
+            labels,
+            seats=self.config.seat_count,
+            interval=self.rating_interval,
+            sprt=test,
+            min_seconds=REFIT_SECONDS if self.rating_interval == DEFAULT_RATING_INTERVAL else 0.0,
         )
         buffer = _Buffer(self.engine, self.tournament_id, standings, statistics, self.health, test)
         with Session(self.engine) as session:

@@ -12,6 +12,7 @@ and at game 100,000 and gives the figures ``arena report`` gives for the same ga
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Collection, Hashable, Mapping, Sequence
@@ -50,6 +51,10 @@ TOP = 5
 LIVE_ELO_LINES = 8
 """Bots shown in a live Elo line or table (the best by rating)."""
 DEFAULT_RATING_INTERVAL = 100
+REFIT_SECONDS = 0.5
+"""The default interval's refits come at most this often: at thousands of games a second
+a refit every 100 games cost the driver more than storing the games' seats, for a view
+that redraws four times a second (an interval asked for is kept to the game)."""
 
 
 class Standings:
@@ -102,7 +107,9 @@ class LiveStatistics:
     """The live Elo and SPRT of a run, refitted every ``interval`` rated games.
 
     ``seats`` is the game's seat count: one-seat games are compared deal by deal (the
-    duplicate Elo of the report). ``interval`` 0 turns the statistics off.
+    duplicate Elo of the report). ``interval`` 0 turns the statistics off. With
+    ``min_seconds`` a refit due sooner than that after the last one is skipped (the
+    next one due, or the last, shows the games).
     """
 
     def __init__(
@@ -112,6 +119,7 @@ class LiveStatistics:
         seats: int,
         interval: int,
         sprt: PairedSprt | None = None,
+        min_seconds: float = 0.0,
     ):
         self.labels = labels
         self.seats = seats
@@ -126,6 +134,8 @@ class LiveStatistics:
         """Games seen per rotation not complete yet: a complete one is closed."""
         self._pending: list[str] = []
         self._refitted_at = 0
+        self.min_seconds = min_seconds
+        self._refitted_when = -math.inf
         self._last_sprt: str | None = None
 
     @property
@@ -146,7 +156,7 @@ class LiveStatistics:
         if counted is not Standing.RATED:
             return
         self.rated += 1
-        if self.rated % self.interval == 0 and not quiet:
+        if self.rated % self.interval == 0 and not quiet and self._refit_due():
             self.refit()
 
     def add_all(
@@ -165,7 +175,7 @@ class LiveStatistics:
         for end, how in enumerate(counted, start=1):
             if how is Standing.RATED:
                 self.rated += 1
-                if self.rated % self.interval == 0:
+                if self.rated % self.interval == 0 and self._refit_due():
                     self._add_tables(games[start:end], counted[start:end], tournament)
                     start = end
                     self.refit()
@@ -265,9 +275,13 @@ class LiveStatistics:
         assert isinstance(open_rotations, dict)
         self.elo, self.rated, self._deals, self._open = elo, rated, deals, open_rotations
 
+    def _refit_due(self) -> bool:
+        return time.monotonic() - self._refitted_when >= self.min_seconds
+
     def refit(self) -> None:
         """Refit the Elo now and queue the lines for a piped log."""
         self._refitted_at = self.rated
+        self._refitted_when = time.monotonic()
         if self.elo is not None and self.elo.games:
             try:
                 self.ratings, regularised = self.elo.fit()
