@@ -237,7 +237,7 @@ def test_a_resume_after_a_kill_plays_exactly_the_missing_games(
     assert [g.index for g in resumed._unplayed()] == missing
     summary = resumed.run()
     assert (summary.status, summary.stored, summary.played_now) == ("completed", 36, len(missing))
-    assert rows(engine, GAMES) == (everything)
+    assert rows(engine, GAMES) == everything
     assert rows(engine, "SELECT count(*) FROM game_seat") == [(72,)]
 
 
