@@ -384,6 +384,8 @@ class HumanGames:
     def _current(self, live: HumanGame) -> bool:
         """Whether ``live`` is as far as its row (no other process played it on)."""
         with live.sync, Session(self.engine) as session:
+            if live.over:  # stored while this waited for the lock
+                return True
             moves = session.exec(select(LiveGame.moves).where(LiveGame.id == live.id)).first()
             return moves == live.moves
 
