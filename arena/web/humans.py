@@ -364,19 +364,23 @@ class HumanGames:
         missing = NotFoundError(f"no live game {game_id!r:.40} of yours")
         with self._lock:
             found = self._games.get(game_id)
-            if found is not None and found.account_id != account.id:
-                raise missing
-            if found is not None and (found.over or self._current(found)):
-                return found
+        if found is not None and found.account_id != account.id:
+            raise missing
+        if found is not None and (found.over or self._current(found)):
+            return found
+        with self._lock:  # one rebuild at a time: two requests never make two copies
+            held = self._games.get(game_id)
+            if held is not None and held is not found:  # rebuilt meanwhile
+                if held.account_id != account.id:
+                    raise missing
+                return held
             with Session(self.engine) as session:
                 row = session.get(LiveGame, game_id)
+            if held is not None:  # behind its row, or stored by another process
+                held.abandon()
+                del self._games[game_id]
             if row is None or row.account_id != account.id:
-                if found is not None:  # stored by another process meanwhile
-                    found.abandon()
-                    del self._games[game_id]
                 raise missing
-            if found is not None:
-                found.abandon()
             live = self._rebuild(row)
             self._games[live.id] = live
             return live

@@ -114,25 +114,20 @@ def stored_secret(engine: Engine, name: str = SESSION_SECRET) -> bytes:
     Raises:
         StorageError: the database failed.
     """
-    with Session(engine) as db:
-        found = db.get(ServerSecret, name)
-        if found is not None:
-            return found.value
-    try:
-        with session_scope(engine) as db:
-            found = db.get(ServerSecret, name)  # inside the write lock, on SQLite
-            if found is not None:
-                return found.value
-            made = ServerSecret(name=name, value=secrets.token_bytes(32))
-            db.add(made)
-            return made.value
-    except StorageError:
-        # Another process stored it at the same moment (the primary key refused ours).
-        with Session(engine) as db:
-            found = db.get(ServerSecret, name)
-        if found is None:
-            raise
-        return found.value
+    for attempt in range(2):
+        try:
+            with session_scope(engine) as db:
+                found = db.get(ServerSecret, name)
+                if found is not None:
+                    return found.value
+                made = ServerSecret(name=name, value=secrets.token_bytes(32))
+                db.add(made)
+                return made.value
+        except StorageError:
+            if attempt:
+                raise
+            # Another process stored one at the same moment (the key refused ours): read it.
+    raise AssertionError("unreachable")
 
 
 def session_of(keys: SessionKeys, request: Request) -> BrowserSession:

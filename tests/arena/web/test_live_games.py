@@ -5,6 +5,7 @@ is kept in the database, so sign-ins survive too (arena/web/humans.py, sessions.
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -12,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from arena.store.models import GameResult, LiveGame
+from arena.store.models import GameResult, LiveGame, utcnow
 from arena.web.app import WebSettings, create_app
 from arena.web.humans import HumanGames
 from arena.web.sessions import COOKIE, BrowserSession, SessionKeys, stored_secret
@@ -149,3 +150,29 @@ def test_the_session_secret_is_made_once_and_shared(engine: Engine) -> None:
         session = BrowserSession(1, cookie.split(".")[1], int(time.time()), "nonce")
         two.cookies.set(COOKIE, SessionKeys(b"x" * 32).sign(session))  # another secret
         assert 'id="signed-in"' not in two.get("/games/blumengarten").text
+
+
+def test_a_game_left_idle_counts_against_no_cap_and_goes_on_when_opened(
+    engine: Engine,
+) -> None:
+    with TestClient(create_app(engine, settings=SETTINGS)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        left = start(client, csrf, "blumengarten", seats="1", seat="0")
+        shown = your_turn(client, left)
+        refused = client.post(
+            "/games/blumengarten/play", data={"csrf": csrf, "seats": "1", "seat": "0"}
+        )
+        assert refused.status_code == 429 and "at most 1" in refused.text
+        # Its server died long ago (no copy plays it; its row unmoved for an hour).
+        copy = humans_of(client)._games[left]
+        copy.abandon()
+        wait_until(lambda: copy.over, what="the copy stops")
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text("UPDATE live_game SET updated = :t WHERE id = :i"),
+                {"t": utcnow() - timedelta(hours=1), "i": left},
+            )
+        other = start(client, csrf, "blumengarten", seats="1", seat="0")
+        assert other != left
+        again = your_turn(client, left)  # opened again: rebuilt, the idle timer anew
+        assert again["moves"] == shown["moves"] == [] and again["legal"] == shown["legal"]
