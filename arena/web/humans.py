@@ -652,11 +652,7 @@ class HumanGames:
     def _discard_row(self, live: HumanGame) -> None:
         """Delete the row of a game that cannot go on (it failed), unless it moved on."""
         with live.sync, session_scope(self.engine) as session:
-            session.connection().execute(
-                sa.delete(LIVE_GAMES).where(
-                    LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves
-                )
-            )
+            _delete_row(session, live)
 
     def _store(self, live: HumanGame, seated: list[BotVersion], record: GameRecord) -> int:
         """Store the finished game and delete its row, in one transaction (the caller
@@ -668,12 +664,7 @@ class HumanGames:
         """
         ids = [bot.id for bot in seated if bot.id is not None]
         with self._store_lock, session_scope(self.engine) as session:
-            removed = session.connection().execute(
-                sa.delete(LIVE_GAMES).where(
-                    LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves
-                )
-            )
-            if removed.rowcount != 1:
+            if not _delete_row(session, live):
                 raise GameMovedOn(f"game {live.id!r} was stored or played on elsewhere")
             tournament = human_tournament(session, live.account_id, live.game)
             assert tournament.id is not None
@@ -718,6 +709,14 @@ class HumanGames:
             ]
             for key in old:
                 del self._games[key]
+
+
+def _delete_row(session: Session, live: HumanGame) -> bool:
+    """Delete the game's row if it is at ``live.moves`` actions; whether it was."""
+    removed = session.connection().execute(
+        sa.delete(LIVE_GAMES).where(LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves)
+    )
+    return removed.rowcount == 1
 
 
 def human_tournament(session: Session, account_id: int, game: str) -> Tournament:
