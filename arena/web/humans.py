@@ -502,7 +502,8 @@ class HumanGames:
             clock=CLOCKS.get(row.clock),
             idle_seconds=self.limits.idle_seconds,
             moves=row.moves,
-            # At most two views per action were published before: start above them all.
+            # Fewer views than that were published before (one per action, two at the
+            # start): the page's newest version stays below the new ones.
             first_version=2 * row.moves + 2,
         )
         live._clock_left = row.clocks[row.seat] if row.clocks is not None else None
