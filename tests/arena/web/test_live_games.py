@@ -176,3 +176,27 @@ def test_a_game_left_idle_counts_against_no_cap_and_goes_on_when_opened(
         assert other != left
         again = your_turn(client, left)  # opened again: rebuilt, the idle timer anew
         assert again["moves"] == shown["moves"] == [] and again["legal"] == shown["legal"]
+
+
+def test_a_game_whose_server_died_before_storing_it_is_stored_when_opened(
+    engine: Engine,
+) -> None:
+    with TestClient(create_app(engine, settings=SETTINGS)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        game_id = start(client, csrf, "blumengarten", seats="1", seat="0")
+        your_turn(client, game_id)
+        copy = humans_of(client)._games[game_id]
+        copy.abandon()
+        wait_until(lambda: copy.over, what="the copy stops")
+        # The dead server had written the last action (a resignation), not the game.
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text("UPDATE live_game SET actions = :a, moves = 1 WHERE id = :i"),
+                {"a": '["resign"]', "i": game_id},
+            )
+        wait_until(lambda: state(client, game_id)["over"], what="the stored end")
+        final = state(client, game_id)
+        assert final["record_id"] is not None and final["moves"] == [[0, "resign"]]
+    with Session(engine) as session:
+        assert [game.id for game in session.exec(select(GameResult))] == [final["record_id"]]
+        assert session.exec(select(LiveGame)).all() == []
