@@ -456,7 +456,7 @@ class HumanGames:
                 )
             self._games[live.id] = live
         state = engine_game.new_initial_state(seed=seed, seats=seats)
-        self._launch(live, seated, state, clocks)
+        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
         return live
 
     def _check_caps(self, session: Session, account_id: int) -> None:
@@ -507,21 +507,10 @@ class HumanGames:
             first_version=2 * row.moves + 2,
         )
         live._clock_left = row.clocks[row.seat] if row.clocks is not None else None
-        self._launch(live, bots, state, list(row.clocks) if row.clocks is not None else None)
+        clocks = list(row.clocks) if row.clocks is not None else None
+        threading.Thread(target=self._play, args=(live, bots, state, clocks), daemon=True).start()
         log.info("human game %s rebuilt after %d actions", row.id, row.moves)
         return live
-
-    def _launch(
-        self,
-        live: HumanGame,
-        seated: list[BotVersion],
-        state: State,
-        clocks: list[float] | None,
-    ) -> None:
-        thread = threading.Thread(
-            target=self._play, args=(live, seated, state, clocks), daemon=True
-        )
-        thread.start()
 
     def _opponent(self, session: Session, reference: str, game: str) -> BotVersion:
         bot = resolve_bot(session, reference, game)

@@ -52,6 +52,15 @@ def humans_of(client: TestClient) -> HumanGames:
     return humans
 
 
+def kill_copies(client: TestClient) -> None:
+    """What a dead process leaves behind: no copy of its games plays on (each copy,
+    woken where it waits for the person, stops without writing)."""
+    copies = list(humans_of(client)._games.values())
+    for live in copies:
+        live.abandon()
+    wait_until(lambda: all(live.over for live in copies), what="the copies stop")
+
+
 def test_a_live_game_survives_a_restart_and_is_stored_once(engine: Engine) -> None:
     with TestClient(create_app(engine, settings=SETTINGS)) as before:
         csrf = sign_in(before, make_account(engine, "alice"))
@@ -66,12 +75,7 @@ def test_a_live_game_survives_a_restart_and_is_stored_once(engine: Engine) -> No
         assert row is not None and row.moves == len(shown["moves"]) >= 2
         assert row.actions == [action for _, action in shown["moves"]]
         assert row.clocks is not None and 0 < row.clocks[0] <= 300 + 3 * 2
-        # The process dies: its memory is gone (its thread, waiting on the person, is
-        # woken and stops without writing, as a dead process would).
-        copies = list(humans_of(before)._games.values())
-        for live in copies:
-            live.abandon()
-        wait_until(lambda: all(live.over for live in copies), what="the copies stop")
+        kill_copies(before)  # the process dies: its memory is gone
         assert live_row(engine, game_id) == row  # stopping wrote nothing
     with TestClient(create_app(engine, settings=SETTINGS)) as after:
         after.cookies.set(COOKIE, cookie)  # the same browser: still signed in
@@ -163,10 +167,7 @@ def test_a_game_left_idle_counts_against_no_cap_and_goes_on_when_opened(
             "/games/blumengarten/play", data={"csrf": csrf, "seats": "1", "seat": "0"}
         )
         assert refused.status_code == 429 and "at most 1" in refused.text
-        # Its server died long ago (no copy plays it; its row unmoved for an hour).
-        copy = humans_of(client)._games[left]
-        copy.abandon()
-        wait_until(lambda: copy.over, what="the copy stops")
+        kill_copies(client)  # its server died long ago: its row unmoved for an hour
         with engine.begin() as connection:
             connection.execute(
                 sa.text("UPDATE live_game SET updated = :t WHERE id = :i"),
@@ -185,9 +186,7 @@ def test_a_game_whose_server_died_before_storing_it_is_stored_when_opened(
         csrf = sign_in(client, make_account(engine, "alice"))
         game_id = start(client, csrf, "blumengarten", seats="1", seat="0")
         your_turn(client, game_id)
-        copy = humans_of(client)._games[game_id]
-        copy.abandon()
-        wait_until(lambda: copy.over, what="the copy stops")
+        kill_copies(client)
         # The dead server had written the last action (a resignation), not the game.
         with engine.begin() as connection:
             connection.execute(
