@@ -33,6 +33,7 @@ from arena.tournament.config import TournamentConfig, check_caps, validate_confi
 from arena.tournament.driver import cancel_tournament, create_tournament
 from arena.web import queries, reports, schemas
 from arena.web.accounts import (
+    CANCEL_TOURNAMENT,
     QUEUE_TOURNAMENT,
     SUBMIT_BOT,
     ForbiddenError,
@@ -608,6 +609,8 @@ def queue_tournament(
 )
 def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.TournamentDetail:
     """Cancel one of the token's tournaments; a running one stops at its next write."""
+    with session_scope(ctx.engine) as session:  # counted even when refused below
+        admit(session, account, CANCEL_TOURNAMENT, ctx.settings.rate_limit)
     with session_scope(ctx.engine) as session:  # the owner checked and the cancel at once
         row = session.get(TournamentRow, tournament_id)
         if row is None:
