@@ -239,7 +239,7 @@ class WriteRequest(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     account_id: int = Field(foreign_key="account.id")
-    action: str  # submit_bot | queue_tournament
+    action: str  # one of the action names in arena/web/accounts.py (submit_bot, …)
     created: datetime = Field(default_factory=utcnow)
 
 

@@ -1,5 +1,6 @@
 """The per-account write limit covers every mutating route: starting a game in the
-browser, stopping a bot's regression tests and cancelling a tournament too."""
+browser, stopping a bot's regression tests, retiring a bot and cancelling a tournament
+too."""
 
 from __future__ import annotations
 
@@ -33,6 +34,15 @@ def test_cancelling_a_tournament_is_rate_limited(web: Web) -> None:
     assert writes(web.engine, "cancel_tournament") == 1
     fill_window(web.engine, "alice", 2)  # the test app admits 3 writes per minute
     limited = web.client.post("/api/tournaments/999/cancel", headers=alice)
+    assert_limited(limited, limited.json()["detail"])
+
+
+def test_retiring_a_bot_is_rate_limited(web: Web) -> None:
+    alice = {"Authorization": f"Bearer {make_account(web.engine, 'alice')}"}
+    assert web.client.delete("/api/bots/nobody@1", headers=alice).status_code == 404
+    assert writes(web.engine, "retire_bot") == 1
+    fill_window(web.engine, "alice", 2)
+    limited = web.client.delete("/api/bots/nobody@1", headers=alice)
     assert_limited(limited, limited.json()["detail"])
 
 
