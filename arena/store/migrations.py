@@ -336,6 +336,34 @@ def _v11_regression_test_games(op: Operations) -> None:
     )
 
 
+def _v12_live_human_games(op: Operations) -> None:
+    """People's games in the browser as they are played, and the web's shared secret:
+    a restarted or second web process continues the games and keeps the sign-ins."""
+    op.create_table(
+        "live_game",
+        sa.Column("id", sa.String, primary_key=True),
+        sa.Column("account_id", sa.Integer, sa.ForeignKey("account.id"), nullable=False),
+        sa.Column("game", sa.String, nullable=False),
+        sa.Column("options", sa.JSON, nullable=False),
+        sa.Column("seed", sa.BigInteger, nullable=False),
+        sa.Column("seat", sa.Integer, nullable=False),
+        sa.Column("bot_ids", sa.JSON, nullable=False),
+        sa.Column("clock", sa.String, nullable=False),
+        sa.Column("clocks", sa.JSON, nullable=True),
+        sa.Column("actions", sa.JSON, nullable=False),
+        sa.Column("moves", sa.Integer, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_live_game_account_id", "live_game", ["account_id"])
+    op.create_table(
+        "server_secret",
+        sa.Column("name", sa.String, primary_key=True),
+        sa.Column("value", sa.LargeBinary, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+
+
 def _v13_generated_schedules(op: Operations) -> None:
     """A fixed format's schedule generated from its seed, not written game by game
     (arena.tournament.scheduling.GeneratedSchedule); tournaments created before keep
@@ -358,7 +386,8 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v9_ladders,
     _v10_operators,
     _v11_regression_test_games,
-    _v13_generated_schedules,  # 13 once humanstore's 12 is merged before it
+    _v12_live_human_games,
+    _v13_generated_schedules,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

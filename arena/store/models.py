@@ -243,7 +243,7 @@ class WriteRequest(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     account_id: int = Field(foreign_key="account.id")
-    action: str  # submit_bot | queue_tournament
+    action: str  # one of the action names in arena/web/accounts.py (submit_bot, …)
     created: datetime = Field(default_factory=utcnow)
 
 
@@ -347,3 +347,43 @@ class RegressionTestGame(SQLModel, table=True):
     test_id: int = Field(foreign_key="regression_test.id", primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id")
     game_index: int = Field(primary_key=True)
+
+
+class LiveGame(SQLModel, table=True):
+    """A person's game being played in the browser (arena.web.humans), written as it
+    goes: the seed, the seats and every action so far rebuild it in any web process.
+    ``moves`` guards each write (``UPDATE … WHERE moves = n``): two processes never both
+    advance one game. Deleted in the transaction that stores the finished game."""
+
+    __tablename__ = "live_game"
+
+    id: str = Field(primary_key=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    seat: int
+    """The person's seat."""
+    bot_ids: list[int] = Field(sa_column=Column(JSON, nullable=False))
+    """The bot versions in seat order, the person's own ``human`` version in ``seat``."""
+    clock: str
+    """The clock's name (arena.web.humans.CLOCKS): ``none``, ``5+3`` …"""
+    clocks: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """Each seat's time left (seconds) as of the last move; None without a clock."""
+    actions: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """The actions played so far, in order, as their text."""
+    moves: int = 0
+    """``len(actions)``: the write guard."""
+    created: datetime = Field(default_factory=utcnow)
+    updated: datetime = Field(default_factory=utcnow)
+
+
+class ServerSecret(SQLModel, table=True):
+    """A secret every web process shares, made once (the browser sessions' signing key:
+    arena.web.sessions), so a restart or a second process keeps everyone signed in."""
+
+    __tablename__ = "server_secret"
+
+    name: str = Field(primary_key=True)
+    value: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created: datetime = Field(default_factory=utcnow)

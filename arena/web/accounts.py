@@ -34,6 +34,10 @@ ACCOUNT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 SUBMIT_BOT = "submit_bot"
 QUEUE_TOURNAMENT = "queue_tournament"
 CHANGE_LADDER = "change_ladder"
+START_HUMAN_GAME = "start_human_game"
+STOP_REGRESSION_TESTS = "stop_regression_tests"
+CANCEL_TOURNAMENT = "cancel_tournament"
+RETIRE_BOT = "retire_bot"
 
 
 class AccountError(ArenaError):
@@ -162,7 +166,8 @@ def admit(session: Session, account: Account, action: str, limit: RateLimit) -> 
         retry_after = max(1, math.ceil(wait))
         raise RateLimited(
             f"rate limit: at most {limit.requests} submissions per {limit.seconds:g} s per "
-            f"account; retry in {retry_after} s",
+            "account (bots submitted or retired, tournaments queued or cancelled, ladder "
+            f"changes, stopped tests and games started count alike); retry in {retry_after} s",
             retry_after,
         )
     session.add(WriteRequest(account_id=account.id, action=action, created=now))

@@ -33,7 +33,9 @@ from arena.tournament.config import TournamentConfig, check_caps, validate_confi
 from arena.tournament.driver import cancel_tournament, create_tournament
 from arena.web import queries, reports, schemas
 from arena.web.accounts import (
+    CANCEL_TOURNAMENT,
     QUEUE_TOURNAMENT,
+    RETIRE_BOT,
     SUBMIT_BOT,
     ForbiddenError,
     account_for_token,
@@ -250,7 +252,10 @@ def bot_code(ctx: Context, account: Owner, reference: str) -> PlainTextResponse:
 )
 def retire_bot(ctx: Context, account: Owner, reference: str) -> list[schemas.Bot]:
     """Retire one of the token's bots (``NAME@V``, or every version of ``NAME``): it
-    leaves listings and new tournaments; its games and ratings stay."""
+    leaves listings and new tournaments; its games and ratings stay. Rate-limited per
+    account like every write."""
+    with session_scope(ctx.engine) as session:  # counted even when refused below
+        admit(session, account, RETIRE_BOT, ctx.settings.rate_limit)
     with session_scope(ctx.engine) as session:
         check_may_change_bot(session, account, reference.partition("@")[0])
         retired = remove_bot(session, reference)
@@ -608,6 +613,8 @@ def queue_tournament(
 )
 def cancel(ctx: Context, account: Owner, tournament_id: RowId) -> schemas.TournamentDetail:
     """Cancel one of the token's tournaments; a running one stops at its next write."""
+    with session_scope(ctx.engine) as session:  # counted even when refused below
+        admit(session, account, CANCEL_TOURNAMENT, ctx.settings.rate_limit)
     with session_scope(ctx.engine) as session:  # the owner checked and the cancel at once
         row = session.get(TournamentRow, tournament_id)
         if row is None:

@@ -38,7 +38,7 @@ from arena.web.checker import CheckFailed
 from arena.web.data import check_text
 from arena.web.humans import HumanGames, HumanLimits, NotYourTurn, TooManyGames
 from arena.web.sandbox_gate import SandboxGate, WeakSandbox
-from arena.web.sessions import CsrfError, SessionKeys, SignedOut
+from arena.web.sessions import CsrfError, SessionKeys, SignedOut, stored_secret
 from arena.web.uploads import UploadError, UploadLimits
 from engines.errors import GameError, UnknownGameError
 
@@ -151,7 +151,8 @@ class WebContext:
             idle_seconds=self.settings.human_idle_seconds,
         )
         self.humans = HumanGames(self.engine, limits)
-        self.sessions = SessionKeys(max_age=self.settings.session_hours * 3600)
+        secret = stored_secret(self.engine)
+        self.sessions = SessionKeys(secret, max_age=self.settings.session_hours * 3600)
 
 
 def context(request: Request) -> WebContext:

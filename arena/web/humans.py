@@ -9,11 +9,26 @@ sent is a :class:`View` made from that seat's ``state.render(seat)`` and
 moves played (every game's observation carries its move history, so they are no news
 to the seat). Nobody but the owner sees a live game.
 
-The games live in this process's memory, with caps on how many run at once (overall and
-per account). A person who does not move for ``idle_seconds`` forfeits (a timeout), and
-a game clock, when chosen, forfeits on time as for bots. Then the game is stored like
-any other: the person is a bot version of kind ``human`` named after the account (one
-per account and game), the game belongs to the account's tournament of format
+Each game is written to the table ``live_game`` as it goes (:class:`LiveGame`: the
+seed, the seats, the clock, every action so far), one row update per action, made where
+the game thread applies it and guarded by the move count (``UPDATE … WHERE moves = n``),
+so two web processes never both advance one game: the one whose write finds another
+count stops its copy. A game this process does not hold (after a restart, or started by
+another process over the same database) is rebuilt when its owner opens it: the deal
+from the same seed, the recorded actions replayed on the engine, the bots made anew.
+A bot then starts fresh from the current position: it sees its observation, which
+carries the move history, but whatever it kept to itself before is gone. Across a
+rebuild the idle timer starts again, and each clock holds what it held after the last
+move (the time the server was down is charged to nobody). A game nobody opens again
+stays in the table (it counts against no cap once idle) until its owner opens it.
+
+The caps on how many games run at once (overall and per account) count the rows of
+games moved in the last ``idle_seconds`` (plus a grace), in every process. A person
+who does not move for ``idle_seconds`` forfeits (a timeout), and a game clock, when
+chosen, forfeits on time as for bots. Then the game is stored like any other, and its
+row deleted in the same transaction, guarded like a move (stored once, never lost):
+the person is a bot version of kind ``human`` named after the account (one per
+account and game), the game belongs to the account's tournament of format
 ``human`` for that game, and it replays in the viewer. Human games count only on the
 humans' leaderboard (``arena.store.tally.leaderboard_tournaments``).
 """
@@ -29,16 +44,18 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from arena.errors import ArenaError, NotFoundError
+from arena.errors import ArenaError, NotFoundError, StorageError
 from arena.play.records import GameRecord
 from arena.play.render import describe_outcome
 from arena.play.results import PlannedGame, PlayedGame
-from arena.play.runner import TimeControl, play_game
+from arena.play.runner import HostError, TimeControl, play_game
 from arena.players.loader import HUMAN, BotSource, instantiate
 from arena.players.subprocess_bot import UNTIMED
 from arena.store.bots import resolve_bot, spec_of
@@ -48,9 +65,11 @@ from arena.store.models import (
     Account,
     BotVersion,
     GameResult,
+    LiveGame,
     Participant,
     Tournament,
     TournamentStatus,
+    utcnow,
 )
 from arena.store.tally import HUMAN_FORMAT
 from bots.base import Bot, BotTimeout
@@ -68,6 +87,9 @@ CLOCKS: dict[str, TimeControl | None] = {
 """The clocks a person may choose: minutes per game + seconds gained per move."""
 MAX_LISTENERS = 8
 """Pages following one live game at once."""
+STALE_GRACE_SECONDS = 60.0
+"""A game unmoved for the idle limit and this long has no process playing it."""
+LIVE_GAMES = LiveGame.__table__  # type: ignore[attr-defined]
 
 
 class HumanGameError(ArenaError):
@@ -80,6 +102,15 @@ class TooManyGames(ArenaError):
 
 class NotYourTurn(ArenaError):
     """A move sent when the person's seat is not to move, or for an older position."""
+
+
+class GameMovedOn(HostError):
+    """This process's copy of a game is behind its row: another process played it on
+    (or stored it). The copy stops; opening the game again rebuilds it from the row."""
+
+
+ABANDONED = -1
+"""The version a copy behind its row is woken with (views count from 0)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +181,12 @@ class HumanGame:
     idle_seconds: float
     latest: View | None = None
     finished_at: float | None = None
+    moves: int = 0
+    """Actions played and written to the game's row (the write guard)."""
+    first_version: int = 0
+    """The first view's version: a rebuilt game starts above any view published before."""
+    sync: threading.Lock = field(default_factory=threading.Lock)
+    """Held while the row and ``moves`` change together (a write, the final store)."""
     _moves: queue.Queue[tuple[int, str]] = field(default_factory=queue.Queue)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _listeners: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=set)
@@ -221,6 +258,8 @@ class HumanGame:
                 if time_left is not None and time_left <= self.idle_seconds:
                     raise BotTimeout(f"the clock ran out ({time_left:.1f} s)") from None
                 raise BotTimeout(f"no move for {self.idle_seconds:g} s: forfeited") from None
+            if sent_version == ABANDONED:
+                raise GameMovedOn("another server process plays this game on")
             if sent_version == version and text in self._legal:
                 action = self._legal[text]
                 self._legal = {}
@@ -259,7 +298,11 @@ class HumanGame:
         return latest if latest is not None and latest.version > version else None
 
     def _next_version(self) -> int:
-        return 0 if self.latest is None else self.latest.version + 1
+        return self.first_version if self.latest is None else self.latest.version + 1
+
+    def abandon(self) -> None:
+        """Stop this copy where it waits for the person (it is behind the row)."""
+        self._moves.put((ABANDONED, ""))
 
     def check_listeners(self) -> None:
         """Raises TooManyGames when MAX_LISTENERS pages follow the game already."""
@@ -300,7 +343,7 @@ class HumanLimits:
 
 
 class HumanGames:
-    """The live human games of this process."""
+    """The live human games this process plays (each also a row of ``live_game``)."""
 
     def __init__(self, engine: Engine, limits: HumanLimits) -> None:
         self.engine = engine
@@ -310,17 +353,45 @@ class HumanGames:
         self._store_lock = threading.Lock()
 
     def get(self, game_id: str, account: Account) -> HumanGame:
-        """The account's live game ``game_id``.
+        """The account's live game ``game_id``: this process's copy, or one rebuilt from
+        its row when this process has none or its copy is behind the row.
 
         Raises:
             NotFoundError: no such game, or another account's (the same answer: 404).
+            StorageError: the database failed.
         """
         self._forget_old()
+        missing = NotFoundError(f"no live game {game_id!r:.40} of yours")
         with self._lock:
             found = self._games.get(game_id)
-        if found is None or found.account_id != account.id:
-            raise NotFoundError(f"no live game {game_id!r:.40} of yours")
-        return found
+        if found is not None and found.account_id != account.id:
+            raise missing
+        if found is not None and (found.over or self._current(found)):
+            return found
+        with self._lock:  # one rebuild at a time: two requests never make two copies
+            held = self._games.get(game_id)
+            if held is not None and held is not found:  # rebuilt meanwhile
+                if held.account_id != account.id:
+                    raise missing
+                return held
+            with Session(self.engine) as session:
+                row = session.get(LiveGame, game_id)
+            if held is not None:  # behind its row, or stored by another process
+                held.abandon()
+                del self._games[game_id]
+            if row is None or row.account_id != account.id:
+                raise missing
+            live = self._rebuild(row)
+            self._games[live.id] = live
+            return live
+
+    def _current(self, live: HumanGame) -> bool:
+        """Whether ``live`` is as far as its row (no other process played it on)."""
+        with live.sync, Session(self.engine) as session:
+            if live.over:  # stored while this waited for the lock
+                return True
+            moves = session.exec(select(LiveGame.moves).where(LiveGame.id == live.id)).first()
+            return moves == live.moves
 
     def start(
         self,
@@ -338,7 +409,7 @@ class HumanGames:
         Raises:
             UnknownGameError, SeatCountError: a bad game or seat count.
             HumanGameError: a bad seat, clock or bot. NotFoundError: no such bot.
-            TooManyGames: a cap is reached.
+            TooManyGames: a cap is reached. StorageError: the database failed.
         """
         assert account.id is not None
         engine_game = get_game(game)
@@ -352,17 +423,9 @@ class HumanGames:
             bots = [self._opponent(session, reference, engine_game.name) for reference in opponents]
             for bot in {id(bot): bot for bot in bots}.values():  # a bot may sit twice
                 session.expunge(bot)
+        seed = secrets.randbelow(MAX_SEED) if seed is None else seed
+        control = CLOCKS[clock]
         with self._lock:
-            if len([g for g in self._games.values() if not g.over]) >= self.limits.games:
-                raise TooManyGames(
-                    f"the server runs {self.limits.games} human games already: try again later"
-                )
-            mine = [g for g in self._games.values() if not g.over and g.account_id == account.id]
-            if len(mine) >= self.limits.per_account:
-                raise TooManyGames(
-                    f"you play {len(mine)} games already (at most {self.limits.per_account} "
-                    "at once): finish one first"
-                )
             human = self._human_version(account, engine_game.name)
             seated: list[BotVersion] = [*bots]
             seated.insert(seat, human)
@@ -372,15 +435,81 @@ class HumanGames:
                 game=engine_game.name,
                 seat=seat,
                 players=[bot.label for bot in seated],
-                clock=CLOCKS[clock],
+                clock=control,
                 idle_seconds=self.limits.idle_seconds,
             )
+            clocks = None if control is None else [control.per_game or 0.0] * seats
+            with session_scope(self.engine) as session:
+                self._check_caps(session, account.id)
+                session.add(
+                    LiveGame(
+                        id=live.id,
+                        account_id=account.id,
+                        game=live.game,
+                        options={},
+                        seed=seed,
+                        seat=seat,
+                        bot_ids=[bot.id for bot in seated if bot.id is not None],
+                        clock=clock,
+                        clocks=clocks,
+                    )
+                )
             self._games[live.id] = live
-        seed = secrets.randbelow(MAX_SEED) if seed is None else seed
-        thread = threading.Thread(
-            target=self._play, args=(live, account.id, seated, seed), daemon=True
+        state = engine_game.new_initial_state(seed=seed, seats=seats)
+        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
+        return live
+
+    def _check_caps(self, session: Session, account_id: int) -> None:
+        """Raises TooManyGames when the server's or the account's cap is reached (games
+        moved lately, in any process; this one's write lock held on SQLite)."""
+        recent = utcnow() - timedelta(seconds=self.limits.idle_seconds + STALE_GRACE_SECONDS)
+        moving = select(func.count()).select_from(LiveGame).where(LiveGame.updated > recent)
+        if session.exec(moving).one() >= self.limits.games:
+            raise TooManyGames(
+                f"the server runs {self.limits.games} human games already: try again later"
+            )
+        mine = session.exec(moving.where(LiveGame.account_id == account_id)).one()
+        if mine >= self.limits.per_account:
+            raise TooManyGames(
+                f"you play {mine} games already (at most {self.limits.per_account} "
+                "at once): finish one first"
+            )
+
+    def _rebuild(self, row: LiveGame) -> HumanGame:
+        """This process's copy of the game of ``row``, played on from where the row is.
+
+        Raises:
+            StorageError: the database failed.
+        """
+        engine_game = get_game(row.game)
+        with Session(self.engine) as session:
+            seated = [session.get(BotVersion, bot_id) for bot_id in row.bot_ids]
+            for bot in {id(bot): bot for bot in seated if bot is not None}.values():
+                session.expunge(bot)
+        assert all(bot is not None for bot in seated), "a live game's bots are never deleted"
+        bots = [bot for bot in seated if bot is not None]
+        state = engine_game.new_initial_state(
+            seed=row.seed, seats=len(bots), options=row.options or None
         )
-        thread.start()
+        for text in row.actions:
+            state.apply_action(engine_game.parse_action(text))
+        live = HumanGame(
+            id=row.id,
+            account_id=row.account_id,
+            game=engine_game.name,
+            seat=row.seat,
+            players=[bot.label for bot in bots],
+            clock=CLOCKS.get(row.clock),
+            idle_seconds=self.limits.idle_seconds,
+            moves=row.moves,
+            # Fewer views than that were published before (one per action, two at the
+            # start): the page's newest version stays below the new ones.
+            first_version=2 * row.moves + 2,
+        )
+        live._clock_left = row.clocks[row.seat] if row.clocks is not None else None
+        clocks = list(row.clocks) if row.clocks is not None else None
+        threading.Thread(target=self._play, args=(live, bots, state, clocks), daemon=True).start()
+        log.info("human game %s rebuilt after %d actions", row.id, row.moves)
         return live
 
     def _opponent(self, session: Session, reference: str, game: str) -> BotVersion:
@@ -424,10 +553,16 @@ class HumanGames:
             session.expunge(bot)
             return bot
 
-    def _play(self, live: HumanGame, account_id: int, seated: list[BotVersion], seed: int) -> None:
-        """The game thread: play, store, publish the end."""
+    def _play(
+        self,
+        live: HumanGame,
+        seated: list[BotVersion],
+        state: State,
+        clocks: list[float] | None,
+    ) -> None:
+        """The game thread: play on from ``state`` (each action written to the row),
+        store, publish the end. ``clocks``: each seat's time left, as of now."""
         try:
-            state = get_game(live.game).new_initial_state(seed=seed, seats=len(seated))
             live._state = state
             players: list[Bot] = []
             for index, bot in enumerate(seated):
@@ -435,33 +570,93 @@ class HumanGames:
                     players.append(HumanSeat(live))
                 else:
                     players.append(instantiate(spec_of(bot), time_control=live.clock or UNTIMED))
-            controls = [live.clock or TimeControl()] * len(seated)
+            increment = live.clock.increment if live.clock is not None else 0.0
+            controls = (
+                [TimeControl(per_game=left, increment=increment) for left in clocks]
+                if clocks is not None
+                else [TimeControl()] * len(seated)
+            )
             live.publish(state)
+            last_step = time.monotonic()
 
             def on_step(after: State, seat: int, action: Action) -> None:
+                nonlocal last_step
+                now = time.monotonic()
+                if clocks is not None:  # as the runner counts it, for the row
+                    clocks[seat] += increment - (now - last_step)
+                last_step = now
+                self._write_move(live, after, clocks)
                 if after.current_seat != live.seat:
                     live.publish(after)
 
             record = play_game(
                 state, players, players=live.players, time_control=controls, on_step=on_step
             )
-            record_id = self._store(live, account_id, seated, seed, record)
-            live.finish(_result(record, live.players), record_id, None)
+            with live.sync:  # stored and shown as over at once: get() never sees between
+                record_id = self._store(live, seated, record)
+                live.finish(_result(record, live.players), record_id, None)
+        except GameMovedOn:
+            live.finish(None, None, "this game went on elsewhere (another server): reload the page")
+            self._drop(live)
+        except StorageError as exc:
+            log.warning("human game %s stopped: %s", live.id, exc)
+            live.finish(None, None, f"{exc}: reload the page to play on")
+            self._drop(live)
         except Exception as exc:  # the page must learn the game ended, whatever failed
             log.exception("human game %s failed", live.id)
             live.finish(None, None, f"the game failed: {exc}")
+            with contextlib.suppress(StorageError):
+                self._discard_row(live)
 
-    def _store(
-        self,
-        live: HumanGame,
-        account_id: int,
-        seated: list[BotVersion],
-        seed: int,
-        record: GameRecord,
-    ) -> int:
+    def _write_move(self, live: HumanGame, state: State, clocks: list[float] | None) -> None:
+        """Write the action just applied to the game's row, if nobody else did first.
+
+        Raises:
+            GameMovedOn: the row is no longer at ``live.moves`` actions.
+            StorageError: the database failed.
+        """
+        actions = [str(action) for _, action in state.history]
+        with live.sync:
+            with session_scope(self.engine) as session:
+                written = session.connection().execute(
+                    sa.update(LIVE_GAMES)
+                    .where(LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves)
+                    .values(
+                        actions=actions,
+                        moves=len(actions),
+                        clocks=[round(left, 3) for left in clocks] if clocks else clocks,
+                        updated=utcnow(),
+                    )
+                )
+                if written.rowcount != 1:
+                    raise GameMovedOn(f"game {live.id!r} is past {live.moves} actions elsewhere")
+            live.moves = len(actions)
+
+    def _drop(self, live: HumanGame) -> None:
+        """Forget ``live`` (when it is still this process's copy): opening the game
+        again rebuilds it from its row."""
+        with self._lock:
+            if self._games.get(live.id) is live:
+                del self._games[live.id]
+
+    def _discard_row(self, live: HumanGame) -> None:
+        """Delete the row of a game that cannot go on (it failed), unless it moved on."""
+        with live.sync, session_scope(self.engine) as session:
+            _delete_row(session, live)
+
+    def _store(self, live: HumanGame, seated: list[BotVersion], record: GameRecord) -> int:
+        """Store the finished game and delete its row, in one transaction (the caller
+        holds ``live.sync``).
+
+        Raises:
+            GameMovedOn: the row is gone or further along (another process stores it).
+            StorageError: the database failed.
+        """
         ids = [bot.id for bot in seated if bot.id is not None]
         with self._store_lock, session_scope(self.engine) as session:
-            tournament = human_tournament(session, account_id, live.game)
+            if not _delete_row(session, live):
+                raise GameMovedOn(f"game {live.id!r} was stored or played on elsewhere")
+            tournament = human_tournament(session, live.account_id, live.game)
             assert tournament.id is not None
             known = set(
                 session.exec(
@@ -479,7 +674,8 @@ class HumanGames:
                 select(func.max(GameResult.index)).where(GameResult.tournament_id == tournament.id)
             ).one()
             index = 0 if last is None else int(last) + 1
-            planned = PlannedGame(index=index, seed=seed, seats=tuple(ids))
+            assert record.seed is not None
+            planned = PlannedGame(index=index, seed=record.seed, seats=tuple(ids))
             played = PlayedGame.from_record(planned, record, worker="web")
             store_games(session, tournament.id, [played])
             tournament.scheduled = index + 1
@@ -505,6 +701,14 @@ class HumanGames:
                 del self._games[key]
 
 
+def _delete_row(session: Session, live: HumanGame) -> bool:
+    """Delete the game's row if it is at ``live.moves`` actions; whether it was."""
+    removed = session.connection().execute(
+        sa.delete(LIVE_GAMES).where(LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves)
+    )
+    return removed.rowcount == 1
+
+
 def human_tournament(session: Session, account_id: int, game: str) -> Tournament:
     """The account's tournament of human games of ``game``, made on first use."""
     found = session.exec(
@@ -515,6 +719,7 @@ def human_tournament(session: Session, account_id: int, game: str) -> Tournament
             Tournament.format == HUMAN_FORMAT,
         )
         .order_by(col(Tournament.id))
+        .with_for_update()  # its next game index, one process at a time on PostgreSQL
     ).first()
     if found is not None:
         return found

@@ -37,7 +37,7 @@ from arena.store.models import (
     Tournament,
 )
 from arena.web import queries, schemas
-from arena.web.accounts import CHANGE_LADDER, admit, check_operator
+from arena.web.accounts import CHANGE_LADDER, STOP_REGRESSION_TESTS, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
 from arena.web.app import FieldError, RowId, WebContext, context, plain_url
 from arena.web.play import signed_in
@@ -283,6 +283,8 @@ def stop_tests(ctx: Context, account: Owner, reference: str) -> list[VersionTest
     from arena.store.bots import find_bot
     from arena.store.db import session_scope
 
+    with session_scope(ctx.engine) as session:  # counted even when refused below
+        admit(session, account, STOP_REGRESSION_TESTS, ctx.settings.rate_limit)
     with session_scope(ctx.engine) as session:
         bot = find_bot(session, reference)
         check_owner(bot, account)

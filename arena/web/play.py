@@ -29,9 +29,10 @@ from sqlmodel import Session
 from arena.players.loader import HUMAN
 from arena.report.build import ReportError
 from arena.report.format import layout, summary_lines
+from arena.store.db import session_scope
 from arena.store.models import Account
 from arena.web import queries, reports
-from arena.web.accounts import account_for_token
+from arena.web.accounts import START_HUMAN_GAME, account_for_token, admit
 from arena.web.app import FieldError, WebContext, context, plain_url
 from arena.web.humans import CLOCKS, HumanGame, TooManyGames
 from arena.web.sessions import (
@@ -155,6 +156,8 @@ def _start_game(ctx: WebContext, request: Request, game: str, form: Any) -> Resp
     if missing:
         raise FieldError(f"field 'opponent{missing[0]}': choose a bot for that seat")
     clock = _field(form, "clock") or "none"
+    with session_scope(ctx.engine) as session:  # counted even when the start fails
+        admit(session, account, START_HUMAN_GAME, ctx.settings.rate_limit)
     live = ctx.humans.start(account, game=kind.name, seat=seat, opponents=opponents, clock=clock)
     return RedirectResponse(f"/play/{live.id}", status_code=303)
 

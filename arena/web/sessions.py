@@ -5,7 +5,9 @@ Signing in (``/signin``) trades an account's token for the cookie ``arena_sessio
 it), ``Secure`` over HTTPS. Its value names the account, a prefix of the account's
 token hash (a new token, ``arena users token NAME``, ends every session of the old
 one), when it was issued, and a random nonce; an HMAC-SHA256 with the server's secret
-signs all of it, so a cookie cannot be made or changed without the secret.
+signs all of it, so a cookie cannot be made or changed without the secret. The secret
+is made once and kept in the database (table ``server_secret``, :func:`stored_secret`),
+so a restarted server, or a second one over the same database, takes the same cookies.
 
 Every page visit gets a session, signed in or not, so that every form has an anti-CSRF
 token: an HMAC of the session's nonce (:func:`csrf_token`). A request that changes
@@ -25,16 +27,19 @@ import time
 from dataclasses import dataclass
 
 from fastapi import Request, Response
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from arena.errors import ArenaError
-from arena.store.models import Account
+from arena.errors import ArenaError, StorageError
+from arena.store.db import session_scope
+from arena.store.models import Account, ServerSecret
 
 COOKIE = "arena_session"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf"
 ANONYMOUS = 0
 HASH_PREFIX = 16
+SESSION_SECRET = "session"
 
 
 class CsrfError(ArenaError):
@@ -100,6 +105,29 @@ class SessionKeys:
             int(time.time()),
             secrets.token_urlsafe(16),
         )
+
+
+def stored_secret(engine: Engine, name: str = SESSION_SECRET) -> bytes:
+    """The secret ``name`` that every web process over ``engine`` shares, made (32
+    random bytes) by the first one that asks.
+
+    Raises:
+        StorageError: the database failed.
+    """
+    for attempt in range(2):
+        try:
+            with session_scope(engine) as db:
+                found = db.get(ServerSecret, name)
+                if found is not None:
+                    return found.value
+                made = ServerSecret(name=name, value=secrets.token_bytes(32))
+                db.add(made)
+                return made.value
+        except StorageError:
+            if attempt:
+                raise
+            # Another process stored one at the same moment (the key refused ours): read it.
+    raise AssertionError("unreachable")
 
 
 def session_of(keys: SessionKeys, request: Request) -> BrowserSession:

@@ -89,6 +89,14 @@ def live_server(db: str) -> Iterator[str]:
     """``arena serve --no-worker`` over ``db`` on a free port; yields its URL once it
     answers, and stops it at the end."""
     port = free_port()
+    with server_process(db, port):
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def server_process(db: str, port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """``arena serve --no-worker`` over ``db`` on ``port``; yields the process once it
+    answers, and stops it at the end (if it still runs)."""
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", str(port), "--no-worker", "--db", db],
         stdout=subprocess.DEVNULL,
@@ -106,7 +114,7 @@ def live_server(db: str) -> Iterator[str]:
 
     try:
         wait_until(up, what="arena serve did not start")
-        yield url
+        yield server
     finally:
         server.terminate()
         server.wait(10)

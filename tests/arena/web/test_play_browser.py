@@ -2,7 +2,8 @@
 sign in through the form, start a game from the game's page, play it to the end by
 clicking (or with the keyboard), then replay the stored game. One full game of each
 of the four games; the person always picks the first legal action (in Blumengarten,
-whose first-legal games run to the move limit, a few moves and then "resign")."""
+whose first-legal games run to the move limit, a few moves and then "resign"). And a
+game that goes on in the open page after its server is killed and started again."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.store.db import open_database
-from tests.arena.web.conftest import live_server, make_account
+from tests.arena.web.conftest import free_port, live_server, make_account, server_process
 from tests.arena.web.test_browser import (  # the same browser, one context per test
     BROWSER_WAIT_MS,
     CHROMIUM,
@@ -239,3 +241,30 @@ def test_a_form_on_another_site_cannot_start_a_game(site: Site, page: Any) -> No
     assert "another site" in refused or "anti-CSRF" in refused  # 403 either way
     page.goto(f"{site.url}/games/blumengarten")  # still signed in, no game started for it
     assert page.inner_text("#signed-in") == "player"
+
+
+def test_a_game_goes_on_after_the_server_is_killed(tmp_path: Path, page: Any) -> None:
+    db = str(tmp_path / "arena.db")
+    engine = open_database(db)
+    site = Site("", {"player": make_account(engine, "player")})
+    engine.dispose()
+    port = free_port()
+    site.url = f"http://127.0.0.1:{port}"
+    with server_process(db, port) as server:
+        sign_in(page, site)
+        start_game(page, site, "koenigsgarten", 2, ["random"], clock="5+3")
+        for _ in range(2):
+            page.wait_for_function(READY, timeout=WAIT_MS)
+            moved(page, lambda: page.locator("#actions button").first.click())
+        page.wait_for_function(READY, timeout=WAIT_MS)
+        board = page.inner_text("#board")
+        before = page.get_attribute("#play", "data-version")
+        server.kill()  # no chance to save anything on the way out
+        server.wait(10)
+    with server_process(db, port):  # a new server over the same database and port
+        # The open page's events reconnect (the cookie still good): the same table.
+        page.wait_for_function(MOVED, arg=before, timeout=WAIT_MS)
+        page.wait_for_function(READY, timeout=WAIT_MS)
+        assert page.inner_text("#board") == board
+        assert play_to_the_end(page) > 0
+        check_replay(page, site, 2)
