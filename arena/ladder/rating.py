@@ -37,7 +37,15 @@ from arena.ratings.elo import ELO_PER_LOGIT, Anchor, fit_with_fallback, hessian_
 GameTriple = tuple[int, int, float]
 """Bot ids ``a`` and ``b`` and ``a``'s score: 1 win, 0.5 draw, 0 loss."""
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
+"""Version 1 had no cross terms; such a state does not load (the ladder worker then
+rebuilds it from the stored games)."""
+
+_CODE_RANGE = 2**31
+"""Pair codes lie below this, so a pair of pairs fits one int64 key."""
+
+MAX_BOTS = 65_536
+"""The most bots one state rates: their pair codes stay below :data:`_CODE_RANGE`."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,12 @@ class IncrementalElo:
         """Symmetric: games drawn between ``i`` and ``j``."""
         self._sums = np.zeros((3, 0, 0))
         """``A``, ``B``, ``N`` of pair ``(i, j)`` at ``[:, i, j]``, ``i < j``."""
+        self._cross_keys = np.zeros(0, dtype=np.int64)
+        """Sorted: the pairs of pairs ``q < r`` that met in a rotation, as
+        ``code(q)·2³¹ + code(r)`` (see :func:`_pair_code`)."""
+        self._cross = np.zeros((4, 0))
+        """Per key ``(q, r)``: ``Σ S_q·S_r``, ``Σ S_q·n_r``, ``Σ n_q·S_r``, ``Σ n_q·n_r``
+        over rotations (``S`` the lower bot's points of a pair there, ``n`` its games)."""
         self._strengths = np.zeros(0)
         """The last fit's logits per bot number (0 before a bot's first fit)."""
         self.clusters = 0
@@ -136,7 +150,28 @@ class IncrementalElo:
         np.add.at(self._sums[0], (rows, columns), points**2)
         np.add.at(self._sums[1], (rows, columns), points * played)
         np.add.at(self._sums[2], (rows, columns), played**2)
-        self.clusters += int(np.unique(cluster).size)
+        clusters = int(np.unique(cluster).size)
+        if entries.size > clusters:  # some rotation holds several pairs: cross terms
+            keys, sums = _cross_terms(
+                entries // (size * size),
+                _pair_code(rows, columns),
+                points.astype(np.float64, copy=False),
+                played,
+            )
+            self._merge_cross(keys, sums)
+        self.clusters += clusters
+
+    def _merge_cross(self, keys: IntArray, sums: FloatArray) -> None:
+        """Add the cross sums of sorted, distinct ``keys`` into the kept ones."""
+        position = np.searchsorted(self._cross_keys, keys)
+        kept = self._cross_keys.size
+        found = position < kept
+        found[found] = self._cross_keys[position[found]] == keys[found]
+        self._cross[:, position[found]] += sums[:, found]
+        new = ~found
+        if new.any():
+            self._cross_keys = np.insert(self._cross_keys, position[new], keys[new])
+            self._cross = np.insert(self._cross, position[new], sums[:, new], axis=1)
 
     def add_rotation(self, games: Iterable[GameTriple]) -> None:
         """The games of one rotation: ``add_games`` with one rotation name for all.
@@ -153,6 +188,11 @@ class IncrementalElo:
                 raise LadderError(f"game {(a, b, points)!r} pits bot {a!r} against itself")
             if points not in (WIN, DRAW, LOSS):
                 raise LadderError(f"game {(a, b, points)!r}: score {points!r} is not 0, 0.5 or 1")
+        new = {bot for a, b, _ in triples for bot in (a, b)} - self._index.keys()
+        if len(self._ids) + len(new) > MAX_BOTS:
+            raise LadderError(
+                f"{len(new)} new bots on top of {len(self._ids)}: more than {MAX_BOTS:,} bots"
+            )
         for a, b, _ in triples:
             for bot in (a, b):
                 if bot not in self._index:
@@ -202,9 +242,13 @@ class IncrementalElo:
             names, self._wins[np.ix_(rated, rated)], self._draws[np.ix_(rated, rated)]
         )
         sums = self._sums[:, rated][:, :, rated]
+        cross = self._rated_cross(rated)
 
         def spread(strengths: FloatArray) -> tuple[FloatArray, int]:
-            return _pair_spread(sums, strengths), self.clusters
+            result = _pair_spread(sums, strengths)
+            if cross is not None:
+                result += _cross_spread(*cross, strengths)
+            return result, self.clusters
 
         anchor = (
             Anchor(str(self.anchor), self.anchor_elo)
@@ -234,6 +278,21 @@ class IncrementalElo:
             for k, number in enumerate(rated)
         }
 
+    def _rated_cross(self, rated: IntArray) -> tuple[IntArray, FloatArray] | None:
+        """The cross terms among ``rated`` bots: per pair of pairs the positions in
+        ``rated`` of ``q``'s lower and higher and ``r``'s lower and higher bot (4 × K),
+        and the four sums; None when there are none."""
+        if self._cross_keys.size == 0:
+            return None
+        position = np.full(len(self._ids), -1, dtype=np.int64)
+        position[rated] = np.arange(rated.size)
+        first, second = np.divmod(self._cross_keys, _CODE_RANGE)
+        bots = position[np.concatenate([_pair_of_code(first), _pair_of_code(second)])]
+        inside = (bots >= 0).all(axis=0)
+        if not inside.any():
+            return None
+        return bots[:, inside], self._cross[:, inside]
+
     def _rated_numbers(self) -> IntArray:
         played = self._wins + self._wins.T + self._draws
         if played.shape[0] < 2:
@@ -255,6 +314,8 @@ class IncrementalElo:
             wins=self._wins,
             draws=self._draws,
             sums=self._sums,
+            cross_keys=self._cross_keys,
+            cross=self._cross,
             strengths=self._strengths,
             totals=np.array([self.clusters, self.games], dtype=np.int64),
             settings=np.array(
@@ -280,7 +341,10 @@ class IncrementalElo:
                 arrays = {name: archive[name] for name in archive.files}
             version = int(arrays["version"][0])
             if version != _STATE_VERSION:
-                raise LadderError(f"ladder rating state of version {version!r}; need 1")
+                raise LadderError(
+                    f"ladder rating state of version {version!r}, need {_STATE_VERSION} "
+                    "(version 1 lacks the cross terms of 3+-seat rotations)"
+                )
             confidence, anchor_elo, anchor = (float(x) for x in arrays["settings"])
             result = cls(
                 confidence=confidence,
@@ -294,6 +358,8 @@ class IncrementalElo:
                 "draws": (n, n),
                 "sums": (3, n, n),
                 "strengths": (n,),
+                "cross": (4, arrays["cross_keys"].size),
+                "cross_keys": (arrays["cross_keys"].size,),
             }
             for name, shape in shapes.items():
                 if arrays[name].shape != shape:
@@ -302,6 +368,10 @@ class IncrementalElo:
                     )
             if len(set(ids)) != n:
                 raise LadderError(f"ladder rating state: bot ids repeat: {ids!r}")
+            keys = arrays["cross_keys"].astype(np.int64)
+            bots = _pair_of_code(np.concatenate(np.divmod(keys, _CODE_RANGE)))
+            if np.any(np.diff(keys) <= 0) or np.any(keys < 0) or np.any(bots >= n):
+                raise LadderError("ladder rating state: cross keys unsorted or of unknown bots")
         except (KeyError, ValueError, IndexError, EOFError, OSError, zipfile.BadZipFile) as error:
             raise LadderError(f"not a ladder rating state ({len(data)} bytes): {error}") from None
         result._ids = ids
@@ -310,6 +380,8 @@ class IncrementalElo:
         result._draws = arrays["draws"].astype(np.float64)
         result._sums = arrays["sums"].astype(np.float64)
         result._strengths = arrays["strengths"].astype(np.float64)
+        result._cross_keys = keys
+        result._cross = arrays["cross"].astype(np.float64)
         result.clusters, result.games = (int(x) for x in arrays["totals"])
         return result
 
@@ -331,4 +403,71 @@ def _pair_spread(sums: FloatArray, strengths: FloatArray) -> FloatArray:
     weight = a - 2.0 * expected * b + expected**2 * n
     weight = weight + weight.T
     result: FloatArray = np.diag(weight.sum(axis=1)) - weight
+    return result
+
+
+def _pair_code(lower: IntArray, higher: IntArray) -> IntArray:
+    """A pair's number that does not change as bots join: ``higher·(higher−1)/2 + lower``."""
+    result: IntArray = higher * (higher - 1) // 2 + lower
+    return result
+
+
+def _pair_of_code(code: IntArray) -> IntArray:
+    """The inverse of :func:`_pair_code`: lower and higher bot numbers, 2 × K."""
+    higher = np.floor((1.0 + np.sqrt(1.0 + 8.0 * code)) / 2.0).astype(np.int64)
+    higher -= higher * (higher - 1) // 2 > code  # the float root may be one off
+    higher += (higher + 1) * higher // 2 <= code
+    return np.stack([code - higher * (higher - 1) // 2, higher])
+
+
+def _cross_terms(
+    entry_cluster: IntArray, code: IntArray, points: FloatArray, played: FloatArray
+) -> tuple[IntArray, FloatArray]:
+    """Per pair of pairs ``q < r`` of one rotation, summed over the rotations: the keys
+    (sorted, distinct) and ``S_q·S_r``, ``S_q·n_r``, ``n_q·S_r``, ``n_q·n_r`` (4 × K).
+
+    ``entry_cluster``, ``code``, ``points``, ``played``: per (rotation, pair) entry,
+    sorted by rotation, its rotation, the pair's code, the lower bot's points and the
+    games."""
+    sizes = np.bincount(entry_cluster)
+    starts = np.cumsum(sizes) - sizes
+    firsts, seconds = [], []
+    for width in np.unique(sizes[sizes >= 2]):  # one step per rotation size, not per game
+        left, right = np.triu_indices(int(width), 1)
+        begin = starts[sizes == width][:, None]
+        firsts.append((begin + left).ravel())
+        seconds.append((begin + right).ravel())
+    i, j = np.concatenate(firsts), np.concatenate(seconds)
+    swap = code[i] > code[j]
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    keys: IntArray
+    keys, key_of = np.unique(code[i] * _CODE_RANGE + code[j], return_inverse=True)
+    products = (
+        points[i] * points[j],
+        points[i] * played[j],
+        played[i] * points[j],
+        played[i] * played[j],
+    )
+    sums = np.stack(
+        [np.bincount(key_of, weights=product, minlength=keys.size) for product in products]
+    )
+    return keys, sums.astype(np.float64, copy=False)
+
+
+def _cross_spread(bots: IntArray, sums: FloatArray, strengths: FloatArray) -> FloatArray:
+    """The part of ``J`` from residual products of different pairs of one rotation:
+    ``W_qr = Σ_c R_q·R_r`` with ``R = S − n·p`` times ``e_q·e_rᵀ + e_r·e_qᵀ``, ``e_q`` +1
+    at ``q``'s lower bot and −1 at its higher; ``bots`` from :meth:`_rated_cross`."""
+    q_lower, q_higher, r_lower, r_higher = bots
+    p_q = expit(strengths[q_lower] - strengths[q_higher])
+    p_r = expit(strengths[r_lower] - strengths[r_higher])
+    both, points_games, games_points, games = sums
+    weight = both - p_r * points_games - p_q * games_points + p_q * p_r * games
+    k = strengths.size
+    rows = np.concatenate([q_lower, q_lower, q_higher, q_higher])
+    columns = np.concatenate([r_lower, r_higher, r_lower, r_higher])
+    signed = np.concatenate([weight, -weight, -weight, weight])
+    flat = np.bincount(rows * k + columns, weights=signed, minlength=k * k)
+    half = flat.astype(np.float64, copy=False).reshape(k, k)
+    result: FloatArray = half + half.T
     return result
