@@ -115,6 +115,16 @@ def test_mixed_seat_counts_and_single_rotations_match_fit_elo() -> None:
     assert_matches_results(elo, two + four)
 
 
+def test_multi_seat_rotations_of_an_unconnected_group_are_left_out() -> None:
+    results = seated_rotations(13, 3, 8, 120)
+    elo = IncrementalElo()
+    elo.add_games(*seat_triples(results))
+    # Three bots that only ever met each other, one rotation of three games.
+    loners = [(BASE + 90, BASE + 91, 1.0), (BASE + 91, BASE + 92, 0.5), (BASE + 92, BASE + 90, 1.0)]
+    elo.add_rotation(loners)
+    assert_matches_results(elo, results)
+
+
 @settings(max_examples=20, deadline=None)
 @given(
     st.integers(3, 5),
@@ -263,6 +273,20 @@ def test_a_version_1_state_does_not_load_and_says_why() -> None:
     old = {name: current[name] for name in current.files if not name.startswith("cross")}
     np.savez_compressed(buffer, **{**old, "version": np.array([1])})
     with pytest.raises(LadderError, match=r"version 1, need 2 .*cross terms"):
+        IncrementalElo.from_bytes(buffer.getvalue())
+
+
+def test_a_state_whose_cross_terms_name_unknown_bots_does_not_load() -> None:
+    elo = IncrementalElo()
+    elo.add_rotation([(1, 2, 1.0), (2, 3, 0.0), (3, 1, 0.5)])
+    archive = np.load(io.BytesIO(elo.to_bytes()))
+    arrays = {name: archive[name] for name in archive.files}
+    steps = arrays["cross_key_steps"].astype(np.int64)
+    steps[0] += 2**31 * 5  # a pair of bot number 3 or higher
+    arrays["cross_key_steps"] = steps
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(LadderError, match="cross keys unsorted or of unknown bots"):
         IncrementalElo.from_bytes(buffer.getvalue())
 
 
