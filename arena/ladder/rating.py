@@ -445,8 +445,8 @@ def _pair_spread(sums: FloatArray, strengths: FloatArray) -> FloatArray:
 def _smallest_unsigned(values: IntArray) -> npt.NDArray[np.unsignedinteger[Any]]:
     """``values`` (none negative) in the smallest unsigned integer type holding them."""
     largest = int(values.max()) if values.size else 0
-    kind = next(t for t in (np.uint8, np.uint16, np.uint32) if largest <= np.iinfo(t).max)
-    return values.astype(kind if largest <= np.iinfo(np.uint32).max else np.uint64)
+    kinds = (np.uint8, np.uint16, np.uint32, np.uint64)
+    return values.astype(next(kind for kind in kinds if largest <= np.iinfo(kind).max))
 
 
 def _pair_code(lower: IntArray, higher: IntArray) -> IntArray:

@@ -267,6 +267,15 @@ def test_multi_seat_state_round_trips_with_its_cross_terms() -> None:
     assert_matches_results(copy, results)
 
 
+def test_cross_terms_of_high_bot_numbers_round_trip() -> None:
+    elo = IncrementalElo()
+    elo.add_games([(b, b + 1, 1.0) for b in range(0, 100, 2)])  # 100 bot numbers
+    elo.add_rotation([(80, 81, 1.0), (82, 99, 0.5), (98, 80, 0.0), (99, 81, 1.0)])
+    copy = IncrementalElo.from_bytes(elo.to_bytes())
+    assert np.array_equal(copy._cross_keys, elo._cross_keys)
+    assert np.array_equal(copy._cross, elo._cross)
+
+
 def test_a_version_1_state_does_not_load_and_says_why() -> None:
     buffer = io.BytesIO()
     current = np.load(io.BytesIO(IncrementalElo().to_bytes()))
