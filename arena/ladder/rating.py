@@ -1,20 +1,26 @@
 """The ladder's ratings: maximum-likelihood Elo of every ladder game, kept current.
 
 A ladder never stops, so refitting from the stored games after every batch would cost
-more and more. :class:`IncrementalElo` keeps what the fit needs instead, in arrays
-indexed by bot that grow when a bot appears: the wins and draws of every pair, and
-for the sandwich interval the sums ``A = Σ S²``, ``B = Σ S·n``, ``N = Σ n²`` over
-rotations of each pair's points ``S`` (of the lower-numbered bot) and games ``n``
-within the rotation. The clustered spread of :func:`arena.ratings.elo.cluster_spread`
-then follows for any strengths: a pair ``q`` with expected score ``p`` contributes
-``A − 2·p·B + p²·N`` (see ``arena/ratings/live.py`` for the general form). A refit is
+more and more. :class:`IncrementalElo` keeps what the fit needs instead: the wins and
+draws of every pair (arrays indexed by bot that grow when a bot appears) and the sums
+behind the clustered spread ``J = Σ_c g_c·g_cᵀ`` of the sandwich interval, where
+``g_c = Σ_q (S_qc − n_qc·p_q)·e_q`` sums over the pairs ``q`` of bots that met in
+rotation ``c`` (``S`` the points of the pair's lower-numbered bot there, ``n`` its
+games, ``p`` its expected score, ``e_q`` +1 at the lower bot and −1 at the higher).
+Expanded, ``J`` needs for every two pairs ``q``, ``r`` that met in one rotation the
+sums over rotations of ``S_q·S_r``, ``S_q·n_r``, ``n_q·S_r`` and ``n_q·n_r``: for
+``q = r`` these are ``A = Σ S²``, ``B = Σ S·n``, ``N = Σ n²`` in dense bots × bots
+arrays; the cross terms ``q ≠ r`` (rotations of three or more seats) are kept sparse,
+as sorted int64 keys of pairs of pairs and a 4 × K array, merged per call with numpy
+(a two-seat ladder has none). ``J`` then follows for any strengths (see
+``arena/ratings/live.py`` for the same expansion). A refit is
 :func:`arena.ratings.elo.hessian_fit` on these aggregates, warm-started from the
-previous strengths: a few Newton steps on bots × bots matrices, whatever the number
-of games, with exactly the ratings and intervals ``fit_elo`` gives on the same games.
+previous strengths: a few Newton steps on bots × bots matrices plus one pass over the
+cross terms, whatever the number of games, with exactly the ratings and intervals
+``fit_elo`` gives on the same games decomposed into pairs of seats, each rotation one
+cluster, as the tournament report rates games of any seat count.
 
-Rotations of three or more seats put several pairs of bots in one cluster; their
-cross terms are not kept, so for such ladders the intervals treat each pair's games of
-a rotation as the cluster (the ratings are exact either way).
+A rotation's games must come in one call: its cross terms are products of its totals.
 """
 
 from __future__ import annotations
