@@ -315,5 +315,8 @@ def test_bad_games_raise_and_add_nothing() -> None:
     with pytest.raises(LadderError, match="2 rotation names for 1 games"):
         elo.add_games([(1, 2, 1.0)], ["a", "b"])
     assert (elo.games, elo.bots) == (1, (1, 2))
+    with pytest.raises(LadderError, match="131074 new bots on top of 2: more than 65,536 bots"):
+        elo.add_games([(b, b + 65_537, 1.0) for b in range(100, 65_637)])
+    assert (elo.games, elo.bots) == (1, (1, 2))
     with pytest.raises(LadderError, match=r"confidence 1\.5"):
         IncrementalElo(confidence=1.5)
