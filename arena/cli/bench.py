@@ -679,6 +679,7 @@ def ladder_rating(
         bool,
         typer.Option(help="load and save the rating state every cycle, as a ladder worker does"),
     ] = True,
+    seats: Annotated[int, typer.Option(help="seats per game: rotations of N games")] = 2,
     seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
 ) -> None:
     """Issue 18: does the ladder's incremental Elo keep up? The lag from a game's
@@ -689,10 +690,19 @@ def ladder_rating(
     from arena.bench.ladder import rating_lag
 
     lag = rating_lag(
-        bots=bots, games=games, rate=rate, interval=interval, round_trip=round_trip, seed=seed
+        bots=bots,
+        games=games,
+        rate=rate,
+        interval=interval,
+        round_trip=round_trip,
+        seats=seats,
+        seed=seed,
     )
     saved = ", state loaded and saved every cycle" if round_trip else ""
-    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s{saved}")
+    table = Table(
+        title=f"ladder refit, {lag.games:,} games of {bots} bots, {seats} seats "
+        f"({lag.results:,} pair results), at {rate:,.0f}/s{saved}"
+    )
     columns = ("interval s", "refits", "max lag s", "mean lag s", "cycle p50 ms")
     for column in (*columns, "cycle max ms", "busy", "max |err| Elo"):
         table.add_column(column, justify="right")
@@ -707,6 +717,11 @@ def ladder_rating(
         f"{lag.max_error:.1f}",
     )
     console.print(table)
+    console.print(
+        f"rating state at the end: {lag.memory_bytes / 2**20:,.1f} MiB in memory, "
+        f"{lag.state_bytes / 2**20:,.1f} MiB saved",
+        highlight=False,
+    )
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
 
 
