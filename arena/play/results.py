@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from arena.play.records import GameRecord, host_error_record
-from engines.outcome import ForfeitReason, Termination
+from engines.outcome import ForfeitReason, Outcome, Termination
 
 
 class GameStatus(StrEnum):
@@ -84,6 +84,30 @@ class PlayedGame:
             reason=None if reason is None else ForfeitReason(reason),
             record=record.model_dump_json(),
             duration=record.duration or 0.0,
+            worker=worker,
+        )
+
+    @classmethod
+    def from_outcome(
+        cls, planned: PlannedGame, outcome: Outcome, *, record: str, duration: float, worker: str
+    ) -> PlayedGame:
+        """The result of ``planned``, played (or forfeited) to ``outcome``, whose record
+        is already JSON text (:class:`arena.play.records.RecordWriter`): what
+        :meth:`from_record` gives for the same record. ``duration`` as the record holds
+        it (rounded to the microsecond)."""
+        offender = outcome.offender
+        return cls(
+            index=planned.index,
+            seed=planned.seed,
+            seats=planned.seats,
+            status=GameStatus.OK if offender is None else GameStatus.FORFEIT,
+            returns=tuple(outcome.returns),
+            ranking=tuple(outcome.ranking),
+            termination=outcome.termination,
+            offender=offender,
+            reason=outcome.reason,
+            record=record,
+            duration=duration,
             worker=worker,
         )
 
