@@ -14,6 +14,7 @@ imports a command's module and builds its parameters only when that command runs
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -465,6 +466,17 @@ def _plain_parameters_without_pydantic() -> None:
 _plain_parameters_without_pydantic()
 
 
+SINGLE_THREADED_BLAS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+"""Thread counts of NumPy's linear algebra, set to 1 unless the user set them.
+
+The service's matrices are small (bots × bots): one thread solves a 50 × 50 system in
+0.3 ms, OpenBLAS's default threads took 4 ms on a loaded 2-core machine, and a
+tournament's worker processes already use the cores (docs/benchmarks.md, the ladder's
+refit lag)."""
+
+
 def main() -> None:
     """Entry point of the ``arena`` console script."""
+    for name in SINGLE_THREADED_BLAS:  # before anything imports NumPy
+        os.environ.setdefault(name, "1")
     app(prog_name="arena")

@@ -118,10 +118,19 @@ def tournament(
     raw: Annotated[
         bool, typer.Option(help="also time the engine's random playouts on 2 cores at once")
     ] = True,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="measure everything this many times in turn and print each ratio's median "
+            "(the machine's speed drifts between runs; ratios within one round share it)",
+        ),
+    ] = 1,
 ) -> None:
     """End to end: schedule, play and store a round robin into a fresh SQLite database;
     compared, in the same run, with the hand-written loop and the engine's raw rate."""
     import os
+    import statistics
 
     from arena.bench.service import hand_written_loop, raw_playout_rate, tournament_speed
     from arena.tournament.cluster import live_address
@@ -139,6 +148,7 @@ def tournament(
         f"{executor} executor" + (f" (the warm local cluster at {warm})" if warm else "")
     )
     for column in (
+        "round",
         "workers",
         "rating interval",
         "games",
@@ -152,50 +162,89 @@ def tournament(
         "of raw",
     ):
         table.add_column(column, justify="right")
-    loop_rate = hand_written_loop(game=game, games=games).games_per_second if loop else None
-    raw_rate = raw_playout_rate(game=game) if raw else None
-    baseline = None
-    for count, interval in runs:
-        speed = tournament_speed(
-            game=game,
-            bots=participants,
-            games=games,
-            executor=executor,
-            workers=count,
-            rating_interval=interval,
-        )
-        if executor == "ray":
-            import ray
+    ratios: dict[tuple[int, int, str], list[float]] = {}
+    loop_rates: list[float] = []
+    raw_rates: list[float] = []
+    load_at_start = os.getloadavg()[0]
+    for round_number in range(1, rounds + 1):
+        loop_rate = hand_written_loop(game=game, games=games).games_per_second if loop else None
+        raw_rate = raw_playout_rate(game=game) if raw else None
+        loop_rates += [loop_rate] if loop_rate else []
+        raw_rates += [raw_rate] if raw_rate else []
+        speeds = {}
+        # Every other round runs in reverse order, so a drift of the machine's speed
+        # within a round does not always favour the same run.
+        for count, interval in runs if round_number % 2 else runs[::-1]:
+            speeds[count, interval] = tournament_speed(
+                game=game,
+                bots=participants,
+                games=games,
+                executor=executor,
+                workers=count,
+                rating_interval=interval,
+            )
+            if executor == "ray":
+                import ray
 
-            ray.shutdown()
-        baseline = baseline or speed.games_per_second
-        table.add_row(
-            str(count),
-            str(interval) if interval else "off",
-            str(speed.games),
-            str(speed.stored),
-            f"{speed.executor_start_seconds:.2f}",
-            f"{speed.setup_seconds + speed.run_seconds - speed.executor_start_seconds:.2f}",
-            f"{speed.games_per_second:,.0f}",
-            f"{speed.games_per_second_with_startup:,.0f}",
-            f"{speed.games_per_second / baseline:.2f}×",
-            f"{speed.games_per_second_with_startup / loop_rate:.2f}×" if loop_rate else "",
-            f"{speed.games_per_second_with_startup / raw_rate:.1%}" if raw_rate else "",
-        )
+                ray.shutdown()
+        baseline = speeds[runs[0]].games_per_second
+        for count, interval in runs:
+            speed = speeds[count, interval]
+            measured = {"speed-up": speed.games_per_second / baseline}
+            if loop_rate:
+                measured["× loop"] = speed.games_per_second_with_startup / loop_rate
+            if raw_rate:
+                measured["of raw"] = speed.games_per_second_with_startup / raw_rate
+            for name, value in measured.items():
+                ratios.setdefault((count, interval, name), []).append(value)
+            table.add_row(
+                str(round_number),
+                str(count),
+                str(interval) if interval else "off",
+                str(speed.games),
+                str(speed.stored),
+                f"{speed.executor_start_seconds:.2f}",
+                f"{speed.setup_seconds + speed.run_seconds - speed.executor_start_seconds:.2f}",
+                f"{speed.games_per_second:,.0f}",
+                f"{speed.games_per_second_with_startup:,.0f}",
+                f"{measured['speed-up']:.2f}×",
+                f"{measured['× loop']:.2f}×" if loop_rate else "",
+                f"{measured['of raw']:.1%}" if raw_rate else "",
+            )
+    if rounds > 1:
+        for count, interval in runs:
+            cells = [
+                f"{statistics.median(ratios[(count, interval, name)]):{form}}"
+                if (count, interval, name) in ratios
+                else ""
+                for name, form in (("speed-up", ".2f"), ("× loop", ".2f"), ("of raw", ".1%"))
+            ]
+            table.add_row(
+                "median",
+                str(count),
+                str(interval) if interval else "off",
+                *[""] * 6,
+                f"{cells[0]}×",
+                f"{cells[1]}×" if cells[1] else "",
+                cells[2],
+            )
     console.print(table)
-    if loop_rate:
+    if loop_rates:
         console.print(
-            f"hand-written loop: {games} games at {loop_rate:,.0f} games/s (one core, one "
+            f"hand-written loop: {games} games at {_rates(loop_rates)} games/s (one core, one "
             "commit); × loop compares the tournament's games/s incl. start",
             highlight=False,
         )
-    if raw_rate:
+    if raw_rates:
         console.print(
-            f"raw random playouts on 2 cores: {raw_rate:,.0f} games/s (no bots, records or "
+            f"raw random playouts on 2 cores: {_rates(raw_rates)} games/s (no bots, records or "
             "storage); of raw compares the tournament's games/s incl. start",
             highlight=False,
         )
-    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+    console.print(
+        f"load average {load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        highlight=False,
+    )
     if executor == "ray":
         import ray
 
@@ -208,6 +257,11 @@ def tournament(
             f"{overhead.tasks} empty tasks = {overhead.share:.2%} of a "
             f"{overhead.chunk_seconds:.1f} s chunk"
         )
+
+
+def _rates(rates: list[float]) -> str:
+    """Each round's rate, in order."""
+    return " · ".join(f"{rate:,.0f}" for rate in rates)
 
 
 @app.command("worker")
