@@ -264,6 +264,35 @@ def _rates(rates: list[float]) -> str:
     return " · ".join(f"{rate:,.0f}" for rate in rates)
 
 
+@app.command("worker")
+def worker(
+    game: Annotated[str, typer.Option(help="the game (played by 1 or 2 seats)")] = "koenigsgarten",
+    games: Annotated[int, typer.Option(help="games per round", min=1)] = 2_000,
+    rounds: Annotated[int, typer.Option(help="rounds, each timed on its own", min=1)] = 3,
+) -> None:
+    """A tournament worker's CPU time per random-vs-random game (play_chunk and the
+    pickling of its result) against the engine's raw random playout of the same deals,
+    alternating in chunks of 200 games in this one process."""
+    import os
+
+    from arena.bench.worker import worker_cost
+
+    table = Table(title=f"{game}: worker vs raw playout, CPU µs per game, {games} games a round")
+    for column in ("round", "raw playout", "worker", "of which pickling", "worker / raw"):
+        table.add_column(column, justify="right")
+    for number in range(1, rounds + 1):
+        cost = worker_cost(game=game, games=games)
+        table.add_row(
+            str(number),
+            f"{cost.raw_micros:.1f}",
+            f"{cost.worker_micros:.1f}",
+            f"{cost.pickle_micros:.1f}",
+            f"{cost.ratio:.2f}×",
+        )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
 @app.command("scale")
 def scale(
     game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
