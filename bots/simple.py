@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from bots.base import Bot
+from bots.base import Bot, GameInfo
 from bots.registry import BotKind
 from engines.core import Action
+from engines.seeding import derive_seed
 
 
 class RandomBot(Bot):
@@ -15,6 +16,13 @@ class RandomBot(Bot):
 
     name = "random"
     reads_observation = False
+
+    def new_game(self, info: GameInfo) -> None:
+        """As :meth:`Bot.new_game`, reseeding :attr:`rng` in place: the same numbers as
+        a fresh ``Random`` of that seed, without building one each game (this bot's
+        ``act`` is its only user)."""
+        self.info = info
+        self.rng.seed(derive_seed(self.seed, info.seed, info.seat))
 
     def act(
         self,

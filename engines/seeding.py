@@ -12,5 +12,5 @@ def derive_seed(*parts: object) -> int:
 
     Unlike ``hash()``, the result is the same in every process and on every machine.
     """
-    text = "\x1f".join(str(part) for part in parts).encode()
+    text = "\x1f".join(map(str, parts)).encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") & MAX_SEED

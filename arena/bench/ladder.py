@@ -2,7 +2,9 @@
 rating figures of issue 18, on simulated games.
 
 *Rating lag*: games arrive at a fixed rate (default 2,000 games/s, Königsgarten's
-target); a refit loop takes every game that has arrived, adds it to an
+target), two-seat rotations of two games or, with ``seats`` N > 2, rotations of N
+games of N bots (seats shifted game by game) ranked by Plackett–Luce; a refit loop
+takes every game that has arrived, adds it to an
 :class:`~arena.ladder.rating.IncrementalElo`, refits, and starts again after at most
 ``interval`` seconds. The lag of a game runs from its arrival to the end of the first
 refit that includes it. The work (loading the state, turning results into arrays,
@@ -29,6 +31,8 @@ from arena.ladder.errors import LadderError
 from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
 from arena.ladder.rating import IncrementalElo
 from arena.ladder.simulation import SimulatedLadder
+from arena.ratings.data import FloatArray, IntArray
+from arena.ratings.elo import ELO_PER_LOGIT
 from arena.ratings.simulate import simulate_rotations
 
 FIRST_BOT_ID = 1000
@@ -51,6 +55,13 @@ class RatingLag:
     """The share of the run the refit loop was working."""
     max_error: float
     """The largest |fitted − true| Elo after the last refit (the fit is sound)."""
+    seats: int = 2
+    results: int = 0
+    """Two-player results added: each game of N seats gives N·(N−1)/2."""
+    state_bytes: int = 0
+    """The saved rating state at the end (the ``.npz`` archive a ladder stores)."""
+    memory_bytes: int = 0
+    """The rating state's arrays in memory at the end."""
 
 
 def rating_lag(
@@ -60,30 +71,42 @@ def rating_lag(
     rate: float,
     interval: float,
     round_trip: bool = True,
+    seats: int = 2,
     seed: int = 0,
 ) -> RatingLag:
-    """Feed ``games`` simulated games of ``bots`` bots at ``rate`` games/s to a refit
-    loop that cycles at most every ``interval`` seconds; with ``round_trip`` each cycle
-    also loads the rating state from bytes and saves it again, as a ladder worker does
-    (it keeps the state in the database).
+    """Feed ``games`` simulated games of ``seats`` seats and ``bots`` bots at ``rate``
+    games/s to a refit loop that cycles at most every ``interval`` seconds; with
+    ``round_trip`` each cycle also loads the rating state from bytes and saves it
+    again, as a ladder worker does (it keeps the state in the database).
 
-    Raises LadderError for fewer than 2 bots or 2 games, or a rate or interval <= 0.
+    Raises LadderError for fewer than 2 bots or 2 games, or a rate or interval <= 0,
+    for fewer than 2 seats, or fewer bots or games than seats.
     """
     if bots < 2 or games < 2 or rate <= 0 or interval <= 0:
         raise LadderError(
             f"need 2+ bots and games and a positive rate and interval, got bots {bots!r}, "
             f"games {games!r}, rate {rate!r}, interval {interval!r}"
         )
+    if seats < 2 or bots < seats or games < seats:
+        raise LadderError(
+            f"need 2+ seats and at least as many bots and games, got seats {seats!r}, "
+            f"bots {bots!r}, games {games!r}"
+        )
     rng = np.random.default_rng(seed)
     truth = rng.uniform(-400.0, 400.0, bots)
-    simulated = simulate_rotations(truth, games // 2, rng=rng, draw_rate=0.2, seat_effect=0.5)
-    # Rotation k's two games are rows k and k + rotations: interleave them in play order.
-    order = np.argsort(np.arange(len(simulated)) % (games // 2), kind="stable")
-    first = simulated.first[order] + FIRST_BOT_ID
-    second = simulated.second[order] + FIRST_BOT_ID
-    score = simulated.score[order]
-    group = simulated.group[order]
-    total = len(first)
+    if seats == 2:
+        simulated = simulate_rotations(truth, games // 2, rng=rng, draw_rate=0.2, seat_effect=0.5)
+        # Rotation k's two games are rows k and k + rotations: interleave them in play order.
+        order = np.argsort(np.arange(len(simulated)) % (games // 2), kind="stable")
+        first = simulated.first[order] + FIRST_BOT_ID
+        second = simulated.second[order] + FIRST_BOT_ID
+        score = simulated.score[order]
+        group = simulated.group[order]
+    else:
+        first, second, score, group = _seated_rotations(truth, games // seats, seats, rng)
+        first, second = first + FIRST_BOT_ID, second + FIRST_BOT_ID
+    per_game = seats * (seats - 1) // 2
+    total = games // seats * seats
     elo = IncrementalElo()
     state = elo.to_bytes()
     clock, done = 0.0, 0
@@ -92,12 +115,12 @@ def rating_lag(
     max_lag = 0.0
     while done < total:
         arrived = min(total, int(clock * rate))
-        arrived -= arrived % 2  # a rotation arrives with its second game
+        arrived -= arrived % seats  # a rotation arrives with its last game
         if arrived <= done:
-            clock = (done + 2) / rate  # idle until the next rotation is in
+            clock = (done + seats) / rate  # idle until the next rotation is in
             continue
         started = time.perf_counter()
-        batch = slice(done, arrived)
+        batch = slice(done * per_game, arrived * per_game)
         if round_trip:
             elo = IncrementalElo.from_bytes(state)
         elo.add_games(
@@ -128,7 +151,38 @@ def rating_lag(
         max_refit=max(cycles),
         busy=sum(cycles) / clock,
         max_error=error,
+        seats=seats,
+        results=elo.games,
+        state_bytes=len(state if round_trip else elo.to_bytes()),
+        memory_bytes=elo.nbytes,
     )
+
+
+def _seated_rotations(
+    truth: FloatArray, rotations: int, seats: int, rng: np.random.Generator
+) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+    """Two-player results of ``rotations`` rotations in play order: each rotation is
+    ``seats`` games of ``seats`` distinct bots, the seats shifted by one game by game;
+    a game's places follow Plackett–Luce (strength plus Gumbel noise, so each pair's
+    score is Bradley–Terry's), the deal favouring some seats (a shared normal bonus
+    per seat and rotation, in logits, sd 0.3). Results: ``first``, ``second``,
+    ``score`` of first and the rotation, pair of seats by pair of seats per game."""
+    tables = rng.integers(0, truth.size, (rotations, seats))
+    while True:  # redraw the tables that seat a bot twice
+        ordered = np.sort(tables, axis=1)
+        repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+        if not repeated.any():
+            break
+        tables[repeated] = rng.integers(0, truth.size, (int(repeated.sum()), seats))
+    shifts = (np.arange(seats)[:, None] + np.arange(seats)[None, :]) % seats
+    seated = tables[:, shifts].reshape(rotations * seats, seats)  # game by game
+    deal = np.repeat(rng.normal(0.0, 0.3, (rotations, seats)), seats, axis=0)
+    value = truth[seated] / ELO_PER_LOGIT + deal + rng.gumbel(size=seated.shape)
+    left, right = np.triu_indices(seats, 1)
+    first, second = seated[:, left].ravel(), seated[:, right].ravel()
+    score = (value[:, left] > value[:, right]).ravel().astype(np.float64)
+    group = np.repeat(np.arange(rotations), seats * left.size)
+    return first, second, score, group
 
 
 @dataclass(frozen=True)

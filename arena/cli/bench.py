@@ -264,6 +264,35 @@ def _rates(rates: list[float]) -> str:
     return " · ".join(f"{rate:,.0f}" for rate in rates)
 
 
+@app.command("worker")
+def worker(
+    game: Annotated[str, typer.Option(help="the game (played by 1 or 2 seats)")] = "koenigsgarten",
+    games: Annotated[int, typer.Option(help="games per round", min=1)] = 2_000,
+    rounds: Annotated[int, typer.Option(help="rounds, each timed on its own", min=1)] = 3,
+) -> None:
+    """A tournament worker's CPU time per random-vs-random game (play_chunk and the
+    pickling of its result) against the engine's raw random playout of the same deals,
+    alternating in chunks of 200 games in this one process."""
+    import os
+
+    from arena.bench.worker import worker_cost
+
+    table = Table(title=f"{game}: worker vs raw playout, CPU µs per game, {games} games a round")
+    for column in ("round", "raw playout", "worker", "of which pickling", "worker / raw"):
+        table.add_column(column, justify="right")
+    for number in range(1, rounds + 1):
+        cost = worker_cost(game=game, games=games)
+        table.add_row(
+            str(number),
+            f"{cost.raw_micros:.1f}",
+            f"{cost.worker_micros:.1f}",
+            f"{cost.pickle_micros:.1f}",
+            f"{cost.ratio:.2f}×",
+        )
+    console.print(table)
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
+
+
 @app.command("scale")
 def scale(
     game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
@@ -679,6 +708,7 @@ def ladder_rating(
         bool,
         typer.Option(help="load and save the rating state every cycle, as a ladder worker does"),
     ] = True,
+    seats: Annotated[int, typer.Option(help="seats per game: rotations of N games")] = 2,
     seed: Annotated[int, typer.Option(help="simulation seed")] = 0,
 ) -> None:
     """Issue 18: does the ladder's incremental Elo keep up? The lag from a game's
@@ -689,10 +719,19 @@ def ladder_rating(
     from arena.bench.ladder import rating_lag
 
     lag = rating_lag(
-        bots=bots, games=games, rate=rate, interval=interval, round_trip=round_trip, seed=seed
+        bots=bots,
+        games=games,
+        rate=rate,
+        interval=interval,
+        round_trip=round_trip,
+        seats=seats,
+        seed=seed,
     )
     saved = ", state loaded and saved every cycle" if round_trip else ""
-    table = Table(title=f"ladder refit, {lag.games:,} games of {bots} bots at {rate:,.0f}/s{saved}")
+    table = Table(
+        title=f"ladder refit, {lag.games:,} games of {bots} bots, {seats} seats "
+        f"({lag.results:,} pair results), at {rate:,.0f}/s{saved}"
+    )
     columns = ("interval s", "refits", "max lag s", "mean lag s", "cycle p50 ms")
     for column in (*columns, "cycle max ms", "busy", "max |err| Elo"):
         table.add_column(column, justify="right")
@@ -707,6 +746,11 @@ def ladder_rating(
         f"{lag.max_error:.1f}",
     )
     console.print(table)
+    console.print(
+        f"rating state at the end: {lag.memory_bytes / 2**20:,.1f} MiB in memory, "
+        f"{lag.state_bytes / 2**20:,.1f} MiB saved",
+        highlight=False,
+    )
     console.print(f"load average {os.getloadavg()[0]:.1f} at the end", highlight=False)
 
 

@@ -1,20 +1,26 @@
 """The ladder's ratings: maximum-likelihood Elo of every ladder game, kept current.
 
 A ladder never stops, so refitting from the stored games after every batch would cost
-more and more. :class:`IncrementalElo` keeps what the fit needs instead, in arrays
-indexed by bot that grow when a bot appears: the wins and draws of every pair, and
-for the sandwich interval the sums ``A = Σ S²``, ``B = Σ S·n``, ``N = Σ n²`` over
-rotations of each pair's points ``S`` (of the lower-numbered bot) and games ``n``
-within the rotation. The clustered spread of :func:`arena.ratings.elo.cluster_spread`
-then follows for any strengths: a pair ``q`` with expected score ``p`` contributes
-``A − 2·p·B + p²·N`` (see ``arena/ratings/live.py`` for the general form). A refit is
+more and more. :class:`IncrementalElo` keeps what the fit needs instead: the wins and
+draws of every pair (arrays indexed by bot that grow when a bot appears) and the sums
+behind the clustered spread ``J = Σ_c g_c·g_cᵀ`` of the sandwich interval, where
+``g_c = Σ_q (S_qc − n_qc·p_q)·e_q`` sums over the pairs ``q`` of bots that met in
+rotation ``c`` (``S`` the points of the pair's lower-numbered bot there, ``n`` its
+games, ``p`` its expected score, ``e_q`` +1 at the lower bot and −1 at the higher).
+Expanded, ``J`` needs for every two pairs ``q``, ``r`` that met in one rotation the
+sums over rotations of ``S_q·S_r``, ``S_q·n_r``, ``n_q·S_r`` and ``n_q·n_r``: for
+``q = r`` these are ``A = Σ S²``, ``B = Σ S·n``, ``N = Σ n²`` in dense bots × bots
+arrays; the cross terms ``q ≠ r`` (rotations of three or more seats) are kept sparse,
+as sorted int64 keys of pairs of pairs and a 4 × K array, merged per call with numpy
+(a two-seat ladder has none). ``J`` then follows for any strengths (see
+``arena/ratings/live.py`` for the same expansion). A refit is
 :func:`arena.ratings.elo.hessian_fit` on these aggregates, warm-started from the
-previous strengths: a few Newton steps on bots × bots matrices, whatever the number
-of games, with exactly the ratings and intervals ``fit_elo`` gives on the same games.
+previous strengths: a few Newton steps on bots × bots matrices plus one pass over the
+cross terms, whatever the number of games, with exactly the ratings and intervals
+``fit_elo`` gives on the same games decomposed into pairs of seats, each rotation one
+cluster, as the tournament report rates games of any seat count.
 
-Rotations of three or more seats put several pairs of bots in one cluster; their
-cross terms are not kept, so for such ladders the intervals treat each pair's games of
-a rotation as the cluster (the ratings are exact either way).
+A rotation's games must come in one call: its cross terms are products of its totals.
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ import math
 import zipfile
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy import sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
@@ -37,7 +45,15 @@ from arena.ratings.elo import ELO_PER_LOGIT, Anchor, fit_with_fallback, hessian_
 GameTriple = tuple[int, int, float]
 """Bot ids ``a`` and ``b`` and ``a``'s score: 1 win, 0.5 draw, 0 loss."""
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
+"""Version 1 had no cross terms; such a state does not load (the ladder worker then
+rebuilds it from the stored games)."""
+
+_CODE_RANGE = 2**31
+"""Pair codes lie below this, so a pair of pairs fits one int64 key."""
+
+MAX_BOTS = 65_536
+"""The most bots one state rates: their pair codes stay below :data:`_CODE_RANGE`."""
 
 
 @dataclass(frozen=True)
@@ -87,8 +103,18 @@ class IncrementalElo:
         """Symmetric: games drawn between ``i`` and ``j``."""
         self._sums = np.zeros((3, 0, 0))
         """``A``, ``B``, ``N`` of pair ``(i, j)`` at ``[:, i, j]``, ``i < j``."""
+        self._cross_keys = np.zeros(0, dtype=np.int64)
+        """Sorted: the pairs of pairs ``q < r`` that met in a rotation, as
+        ``code(q)·2³¹ + code(r)`` (see :func:`_pair_code`)."""
+        self._cross = np.zeros((4, 0))
+        """Per key ``(q, r)``: ``Σ S_q·S_r``, ``Σ S_q·n_r``, ``Σ n_q·S_r``, ``Σ n_q·n_r``
+        over rotations (``S`` the lower bot's points of a pair there, ``n`` its games)."""
         self._strengths = np.zeros(0)
         """The last fit's logits per bot number (0 before a bot's first fit)."""
+        self._rotations_at = np.zeros(0, dtype=np.int64)
+        """Per bot number: the rotations whose lowest-numbered bot it is. A rotation's
+        bots stay in one connected group, so the rated group's rotations are the sum
+        over its bots (the small-sample factor of the interval counts those)."""
         self.clusters = 0
         """Rotations added (a game added alone is a rotation of its own)."""
         self.games = 0
@@ -97,6 +123,12 @@ class IncrementalElo:
     def bots(self) -> tuple[int, ...]:
         """Every bot id seen, in order of appearance."""
         return tuple(self._ids)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the state's arrays in memory."""
+        arrays = (self._wins, self._draws, self._sums, self._strengths)
+        return sum(a.nbytes for a in (*arrays, self._cross_keys, self._cross))
 
     def add_games(
         self, games: Iterable[GameTriple], rotations: Sequence[Hashable] | None = None
@@ -136,7 +168,30 @@ class IncrementalElo:
         np.add.at(self._sums[0], (rows, columns), points**2)
         np.add.at(self._sums[1], (rows, columns), points * played)
         np.add.at(self._sums[2], (rows, columns), played**2)
-        self.clusters += int(np.unique(cluster).size)
+        entry_cluster = entries // (size * size)  # sorted, lowest bot first per rotation
+        opens = np.flatnonzero(np.diff(entry_cluster, prepend=-1))
+        self._rotations_at += np.bincount(rows[opens], minlength=size)
+        if entries.size > opens.size:  # some rotation holds several pairs: cross terms
+            keys, sums = _cross_terms(
+                entry_cluster,
+                _pair_code(rows, columns),
+                points.astype(np.float64, copy=False),
+                played,
+            )
+            self._merge_cross(keys, sums)
+        self.clusters += int(opens.size)
+
+    def _merge_cross(self, keys: IntArray, sums: FloatArray) -> None:
+        """Add the cross sums of sorted, distinct ``keys`` into the kept ones."""
+        position = np.searchsorted(self._cross_keys, keys)
+        kept = self._cross_keys.size
+        found = position < kept
+        found[found] = self._cross_keys[position[found]] == keys[found]
+        self._cross[:, position[found]] += sums[:, found]
+        new = ~found
+        if new.any():
+            self._cross_keys = np.insert(self._cross_keys, position[new], keys[new])
+            self._cross = np.insert(self._cross, position[new], sums[:, new], axis=1)
 
     def add_rotation(self, games: Iterable[GameTriple]) -> None:
         """The games of one rotation: ``add_games`` with one rotation name for all.
@@ -153,6 +208,11 @@ class IncrementalElo:
                 raise LadderError(f"game {(a, b, points)!r} pits bot {a!r} against itself")
             if points not in (WIN, DRAW, LOSS):
                 raise LadderError(f"game {(a, b, points)!r}: score {points!r} is not 0, 0.5 or 1")
+        new = {bot for a, b, _ in triples for bot in (a, b)} - self._index.keys()
+        if len(self._ids) + len(new) > MAX_BOTS:
+            raise LadderError(
+                f"{len(new)} new bots on top of {len(self._ids)}: more than {MAX_BOTS:,} bots"
+            )
         for a, b, _ in triples:
             for bot in (a, b):
                 if bot not in self._index:
@@ -169,6 +229,7 @@ class IncrementalElo:
         self._draws = np.pad(self._draws, ((0, 1), (0, 1)))
         self._sums = np.pad(self._sums, ((0, 0), (0, 1), (0, 1)))
         self._strengths = np.append(self._strengths, 0.0)
+        self._rotations_at = np.append(self._rotations_at, 0)
 
     def _count(self, first: IntArray, second: IntArray, score: FloatArray) -> None:
         won, lost = score == WIN, score == LOSS
@@ -202,9 +263,14 @@ class IncrementalElo:
             names, self._wins[np.ix_(rated, rated)], self._draws[np.ix_(rated, rated)]
         )
         sums = self._sums[:, rated][:, :, rated]
+        cross = self._rated_cross(rated)
+        rotations = int(self._rotations_at[rated].sum())
 
         def spread(strengths: FloatArray) -> tuple[FloatArray, int]:
-            return _pair_spread(sums, strengths), self.clusters
+            result = _pair_spread(sums, strengths)
+            if cross is not None:
+                result += _cross_spread(*cross, strengths)
+            return result, rotations
 
         anchor = (
             Anchor(str(self.anchor), self.anchor_elo)
@@ -234,6 +300,24 @@ class IncrementalElo:
             for k, number in enumerate(rated)
         }
 
+    def _rated_cross(self, rated: IntArray) -> tuple[IntArray, FloatArray] | None:
+        """The cross terms among ``rated`` bots: per pair of pairs the positions in
+        ``rated`` of ``q``'s lower and higher and ``r``'s lower and higher bot (4 × K),
+        and the four sums; None when there are none."""
+        if self._cross_keys.size == 0:
+            return None
+        first, second = np.divmod(self._cross_keys, _CODE_RANGE)
+        bots = np.concatenate([_pair_of_code(first), _pair_of_code(second)])
+        if rated.size == len(self._ids):  # every bot (rated is sorted): numbers are positions
+            return bots, self._cross
+        position = np.full(len(self._ids), -1, dtype=np.int64)
+        position[rated] = np.arange(rated.size)
+        bots = position[bots]
+        inside = (bots >= 0).all(axis=0)
+        if not inside.any():
+            return None
+        return bots[:, inside], self._cross[:, inside]
+
     def _rated_numbers(self) -> IntArray:
         played = self._wins + self._wins.T + self._draws
         if played.shape[0] < 2:
@@ -246,25 +330,37 @@ class IncrementalElo:
         return result
 
     def to_bytes(self) -> bytes:
-        """The whole state as a NumPy ``.npz`` archive (arrays only, no pickle)."""
-        buffer = io.BytesIO()
-        np.savez_compressed(
-            buffer,
-            version=np.array([_STATE_VERSION]),
-            ids=np.array(self._ids, dtype=np.int64),
-            wins=self._wins,
-            draws=self._draws,
-            sums=self._sums,
-            strengths=self._strengths,
-            totals=np.array([self.clusters, self.games], dtype=np.int64),
-            settings=np.array(
+        """The whole state as a NumPy ``.npz`` archive (arrays only, no pickle).
+
+        The cross sums, the bulk of a 3+-seat state, go in compact exact form: the
+        keys as steps from the previous key and the sums in quarters (all are
+        multiples of ¼), each in the smallest unsigned type that holds it; and the
+        archive is deflated at level 1, several times faster than NumPy's default
+        for little more size (a ladder worker saves the state every batch)."""
+        arrays = {
+            "version": np.array([_STATE_VERSION]),
+            "ids": np.array(self._ids, dtype=np.int64),
+            "wins": self._wins,
+            "draws": self._draws,
+            "sums": self._sums,
+            "cross_key_steps": _smallest_unsigned(np.diff(self._cross_keys, prepend=0)),
+            "cross_quarters": _smallest_unsigned(np.rint(4.0 * self._cross).astype(np.int64)),
+            "strengths": self._strengths,
+            "rotations_at": self._rotations_at,
+            "totals": np.array([self.clusters, self.games], dtype=np.int64),
+            "settings": np.array(
                 [
                     self.confidence,
                     self.anchor_elo,
                     math.nan if self.anchor is None else float(self.anchor),
                 ]
             ),
-        )
+        }
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            for name, array in arrays.items():
+                with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
         return buffer.getvalue()
 
     @classmethod
@@ -280,7 +376,10 @@ class IncrementalElo:
                 arrays = {name: archive[name] for name in archive.files}
             version = int(arrays["version"][0])
             if version != _STATE_VERSION:
-                raise LadderError(f"ladder rating state of version {version!r}; need 1")
+                raise LadderError(
+                    f"ladder rating state of version {version!r}, need {_STATE_VERSION} "
+                    "(version 1 lacks the cross terms of 3+-seat rotations)"
+                )
             confidence, anchor_elo, anchor = (float(x) for x in arrays["settings"])
             result = cls(
                 confidence=confidence,
@@ -294,6 +393,9 @@ class IncrementalElo:
                 "draws": (n, n),
                 "sums": (3, n, n),
                 "strengths": (n,),
+                "rotations_at": (n,),
+                "cross_quarters": (4, arrays["cross_key_steps"].size),
+                "cross_key_steps": (arrays["cross_key_steps"].size,),
             }
             for name, shape in shapes.items():
                 if arrays[name].shape != shape:
@@ -302,6 +404,15 @@ class IncrementalElo:
                     )
             if len(set(ids)) != n:
                 raise LadderError(f"ladder rating state: bot ids repeat: {ids!r}")
+            keys = np.cumsum(arrays["cross_key_steps"].astype(np.int64))
+            pairs = n * (n - 1) // 2  # codes of pairs of known bots lie below
+            if keys.size and (
+                keys[0] < 0
+                or np.any(np.diff(keys) <= 0)
+                or keys[-1] // _CODE_RANGE >= pairs
+                or np.max(keys % _CODE_RANGE) >= pairs
+            ):
+                raise LadderError("ladder rating state: cross keys unsorted or of unknown bots")
         except (KeyError, ValueError, IndexError, EOFError, OSError, zipfile.BadZipFile) as error:
             raise LadderError(f"not a ladder rating state ({len(data)} bytes): {error}") from None
         result._ids = ids
@@ -310,6 +421,9 @@ class IncrementalElo:
         result._draws = arrays["draws"].astype(np.float64)
         result._sums = arrays["sums"].astype(np.float64)
         result._strengths = arrays["strengths"].astype(np.float64)
+        result._rotations_at = arrays["rotations_at"].astype(np.int64)
+        result._cross_keys = keys
+        result._cross = arrays["cross_quarters"].astype(np.float64) / 4.0
         result.clusters, result.games = (int(x) for x in arrays["totals"])
         return result
 
@@ -331,4 +445,78 @@ def _pair_spread(sums: FloatArray, strengths: FloatArray) -> FloatArray:
     weight = a - 2.0 * expected * b + expected**2 * n
     weight = weight + weight.T
     result: FloatArray = np.diag(weight.sum(axis=1)) - weight
+    return result
+
+
+def _smallest_unsigned(values: IntArray) -> npt.NDArray[np.unsignedinteger[Any]]:
+    """``values`` (none negative) in the smallest unsigned integer type holding them."""
+    largest = int(values.max()) if values.size else 0
+    kinds = (np.uint8, np.uint16, np.uint32, np.uint64)
+    return values.astype(next(kind for kind in kinds if largest <= np.iinfo(kind).max))
+
+
+def _pair_code(lower: IntArray, higher: IntArray) -> IntArray:
+    """A pair's number that does not change as bots join: ``higher·(higher−1)/2 + lower``."""
+    result: IntArray = higher * (higher - 1) // 2 + lower
+    return result
+
+
+def _pair_of_code(code: IntArray) -> IntArray:
+    """The inverse of :func:`_pair_code`: lower and higher bot numbers, 2 × K."""
+    higher = np.floor((1.0 + np.sqrt(1.0 + 8.0 * code)) / 2.0).astype(np.int64)
+    higher -= higher * (higher - 1) // 2 > code  # the float root may be one off
+    higher += (higher + 1) * higher // 2 <= code
+    return np.stack([code - higher * (higher - 1) // 2, higher])
+
+
+def _cross_terms(
+    entry_cluster: IntArray, code: IntArray, points: FloatArray, played: FloatArray
+) -> tuple[IntArray, FloatArray]:
+    """Per pair of pairs ``q < r`` of one rotation, summed over the rotations: the keys
+    (sorted, distinct) and ``S_q·S_r``, ``S_q·n_r``, ``n_q·S_r``, ``n_q·n_r`` (4 × K).
+
+    ``entry_cluster``, ``code``, ``points``, ``played``: per (rotation, pair) entry,
+    sorted by rotation, its rotation, the pair's code, the lower bot's points and the
+    games."""
+    sizes = np.bincount(entry_cluster)
+    starts = np.cumsum(sizes) - sizes
+    firsts, seconds = [], []
+    for width in np.unique(sizes[sizes >= 2]):  # one step per rotation size, not per game
+        left, right = np.triu_indices(int(width), 1)
+        begin = starts[sizes == width][:, None]
+        firsts.append((begin + left).ravel())
+        seconds.append((begin + right).ravel())
+    i, j = np.concatenate(firsts), np.concatenate(seconds)
+    swap = code[i] > code[j]
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    keys: IntArray
+    keys, key_of = np.unique(code[i] * _CODE_RANGE + code[j], return_inverse=True)
+    products = (
+        points[i] * points[j],
+        points[i] * played[j],
+        played[i] * points[j],
+        played[i] * played[j],
+    )
+    sums = np.stack(
+        [np.bincount(key_of, weights=product, minlength=keys.size) for product in products]
+    )
+    return keys, sums.astype(np.float64, copy=False)
+
+
+def _cross_spread(bots: IntArray, sums: FloatArray, strengths: FloatArray) -> FloatArray:
+    """The part of ``J`` from residual products of different pairs of one rotation:
+    ``W_qr = Σ_c R_q·R_r`` with ``R = S − n·p`` times ``e_q·e_rᵀ + e_r·e_qᵀ``, ``e_q`` +1
+    at ``q``'s lower bot and −1 at its higher; ``bots`` from :meth:`_rated_cross`."""
+    q_lower, q_higher, r_lower, r_higher = bots
+    p_q = expit(strengths[q_lower] - strengths[q_higher])
+    p_r = expit(strengths[r_lower] - strengths[r_higher])
+    both, points_games, games_points, games = sums
+    weight = both - p_r * points_games - p_q * games_points + p_q * p_r * games
+    k = strengths.size
+    rows = np.concatenate([q_lower, q_lower, q_higher, q_higher])
+    columns = np.concatenate([r_lower, r_higher, r_lower, r_higher])
+    signed = np.concatenate([weight, -weight, -weight, weight])
+    flat = np.bincount(rows * k + columns, weights=signed, minlength=k * k)
+    half = flat.astype(np.float64, copy=False).reshape(k, k)
+    result: FloatArray = half + half.T
     return result

@@ -65,7 +65,7 @@ from arena.store.models import (
     TournamentStatus,
     utcnow,
 )
-from arena.store.tally import IndexedGame, Standing, games_page, standing
+from arena.store.tally import IndexedGame, Standing, StoredGame, games_page, standing
 from arena.tournament.execution import ChunkResult, Executor, TournamentContext, make_executor
 from arena.tournament.health import BotHealth
 from arena.tournament.scheduling import rotations, seating_orders
@@ -467,19 +467,28 @@ def _add_rated(elo: IncrementalElo, games: Sequence[IndexedGame]) -> None:
 
 def _rebuilt(session: Session, ladder: Ladder) -> tuple[IncrementalElo, int]:
     """The rating state of every rated game stored, read a page at a time, and how
-    many games it counts."""
+    many games it counts. A table's games (consecutive indices, one seed) are added in
+    one call, as when they were played: a page's last table waits for the next page."""
     elo, counted, after = IncrementalElo(), 0, -1
     builtin = {
         bot_id
         for bot_id in session.exec(select(col(BotVersion.id)).where(BotVersion.kind == "builtin"))
         if bot_id is not None
     }
+    held: list[StoredGame] = []
     while page := games_page(session, ladder.tournament_id, after=after, limit=REBUILD_PAGE):
-        rated = [g for g in page if standing(g, builtin) is Standing.RATED]
+        after = page[-1].index
+        games = held + page
+        cut = len(games)
+        while cut > 0 and games[cut - 1].seed == games[-1].seed:
+            cut -= 1
+        held = games[cut:]
+        rated = [g for g in games[:cut] if standing(g, builtin) is Standing.RATED]
         _add_rated(elo, rated)
         counted += len(rated)
-        after = page[-1].index
-    return elo, counted
+    rated = [g for g in held if standing(g, builtin) is Standing.RATED]
+    _add_rated(elo, rated)
+    return elo, counted + len(rated)
 
 
 def _owner(owner_id: int | None) -> str:

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import pydantic
+import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
 from arena.errors import RecordError
-from engines.core import Action, State
+from engines.core import Action, Game, State
 from engines.errors import GameError
 from engines.outcome import Outcome
 from engines.registry import get_game
@@ -99,6 +100,62 @@ def new_record(
         outcome=outcome.to_dict(),
         duration=round(duration, 6),
     )
+
+
+class RecordWriter:
+    """The records of many games of one game and options as JSON text: byte for byte
+    what ``new_record(...).model_dump_json()`` gives (pydantic's own encoder, number
+    formats included), with the parts the games share encoded once and each
+    ``[seat, action]`` pair once per writer. A tournament's worker writes thousands."""
+
+    MAX_PAIRS = 100_000
+    """The most ``[seat, action]`` texts kept (a game with a large action space)."""
+
+    def __init__(self, game: Game[Any, Any], options: Mapping[str, Any]) -> None:
+        self._head = (
+            f'{{"format":{_json(RECORD_FORMAT)},"game":{_json(game.name)},'
+            f'"options":{_json(dict(options))},"seats":'
+        )
+        self._players: dict[tuple[str, ...], str] = {}
+        self._pairs: dict[tuple[int, Any], str] = {}
+
+    def encode(
+        self,
+        state: State,
+        *,
+        players: tuple[str, ...],
+        deal: Mapping[str, Any],
+        outcome: Outcome,
+        duration: float,
+    ) -> str:
+        """The record of ``state``'s game, as :func:`new_record` builds it, as JSON text."""
+        encoded = self._players.get(players)
+        if encoded is None:
+            encoded = self._players[players] = _json(list(players))
+        pairs = self._pairs
+        try:
+            actions = ",".join([pairs[pair] for pair in state.history])
+        except KeyError:
+            actions = ",".join([self._pair(pair) for pair in state.history])
+        return (
+            f'{self._head}{state.num_seats},"seed":{_json(state.seed)},"players":{encoded},'
+            f'"deal":{_json(dict(deal))},"actions":[{actions}],'
+            f'"outcome":{_json(outcome.to_dict())},"duration":{_json(round(duration, 6))}}}'
+        )
+
+    def _pair(self, pair: tuple[int, Any]) -> str:
+        text = self._pairs.get(pair)
+        if text is None:
+            seat, action = pair
+            text = _json([seat, str(action)])
+            if len(self._pairs) >= self.MAX_PAIRS:
+                self._pairs.clear()
+            self._pairs[pair] = text
+        return text
+
+
+def _json(value: Any) -> str:
+    return pydantic_core.to_json(value).decode()
 
 
 def host_error_record(*, game: str, seed: int, players: Sequence[str], message: str) -> str:

@@ -9,11 +9,15 @@ in one way, :meth:`PlayedGame.from_record` (a host failure by
 
 from __future__ import annotations
 
+import dataclasses
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from arena.play.records import GameRecord, host_error_record
-from engines.outcome import ForfeitReason, Termination
+from engines.outcome import ForfeitReason, Outcome, Termination
 
 
 class GameStatus(StrEnum):
@@ -88,6 +92,41 @@ class PlayedGame:
         )
 
     @classmethod
+    def from_outcome(
+        cls, planned: PlannedGame, outcome: Outcome, *, record: str, duration: float, worker: str
+    ) -> PlayedGame:
+        """The result of ``planned``, played (or forfeited) to ``outcome``, whose record
+        is already JSON text (:class:`arena.play.records.RecordWriter`): what
+        :meth:`from_record` gives for the same record. ``duration`` as the record holds
+        it (rounded to the microsecond)."""
+        offender = outcome.offender
+        return cls.from_values(
+            (
+                planned.index,
+                planned.seed,
+                planned.seats,
+                GameStatus.OK if offender is None else GameStatus.FORFEIT,
+                tuple(outcome.returns),
+                tuple(outcome.ranking),
+                outcome.termination,
+                offender,
+                outcome.reason,
+                record,
+                duration,
+                worker,
+            )
+        )
+
+    @classmethod
+    def from_values(cls, values: Iterable[Any]) -> PlayedGame:
+        """A game from its fields' values in their order (what :data:`played_values`
+        gives), as they were: a worker builds and a driver receives thousands, and the
+        frozen dataclass's ``__init__`` costs three times this."""
+        game = object.__new__(cls)
+        game.__dict__.update(zip(PLAYED_FIELDS, values, strict=True))
+        return game
+
+    @classmethod
     def host_error(
         cls,
         planned: PlannedGame,
@@ -117,3 +156,8 @@ class PlayedGame:
             duration=duration,
             worker=worker,
         )
+
+
+PLAYED_FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(PlayedGame))
+played_values: Callable[[PlayedGame], tuple[Any, ...]] = operator.attrgetter(*PLAYED_FIELDS)
+"""A game's fields' values in their order: :meth:`PlayedGame.from_values` rebuilds it."""

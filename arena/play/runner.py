@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,12 +60,36 @@ def play_game(
         ValueError: the number of bots is not the number of seats.
         HostError: the host failed while a bot played (not the bot's fault).
     """
-    game = state.game
-    if len(bots) != state.num_seats:
-        raise ValueError(f"{game.name} needs {state.num_seats} bots, got {len(bots)}")
     names = list(players) if players is not None else [bot.name for bot in bots]
-    options = game.options_to_dict(state.options)
+    options = state.game.options_to_dict(state.options)
     deal = dict(state.deal())
+    outcome, duration = play_outcome(
+        state, bots, options=options, time_control=time_control, on_step=on_step
+    )
+    return new_record(
+        state, players=names, deal=deal, outcome=outcome, duration=duration, options=options
+    )
+
+
+def play_outcome(
+    state: State,
+    bots: Sequence[Bot],
+    *,
+    options: Mapping[str, Any],
+    time_control: TimeControl | Sequence[TimeControl] = TimeControl(),
+    on_step: StepHook | None = None,
+) -> tuple[Outcome, float]:
+    """Play ``state`` to the end as :func:`play_game` does, and return the outcome and
+    the seconds the game took, without building its record: for a caller that encodes
+    many records itself (a tournament's worker, :class:`arena.play.records.RecordWriter`).
+    ``options`` are the state's options as JSON data (what the bots are told).
+
+    Raises:
+        ValueError: the number of bots is not the number of seats.
+        HostError: the host failed while a bot played (not the bot's fault).
+    """
+    if len(bots) != state.num_seats:
+        raise ValueError(f"{state.game.name} needs {state.num_seats} bots, got {len(bots)}")
     controls = (
         [time_control] * len(bots) if isinstance(time_control, TimeControl) else list(time_control)
     )
@@ -82,94 +106,88 @@ def play_game(
                 bot.close()
         raise
     for bot in bots:
-        with contextlib.suppress(Exception):
+        # A bot failing after the game changes nothing. (A plain try: suppress() builds
+        # a context manager per call, and this runs twice a game.)
+        try:  # noqa: SIM105
             bot.game_over(outcome)
-    return new_record(
-        state,
-        players=names,
-        deal=deal,
-        outcome=outcome,
-        duration=time.perf_counter() - started,
-        options=options,
-    )
+        except Exception:
+            pass
+    return outcome, time.perf_counter() - started
 
 
 def _play_to_the_end(
     state: State,
     bots: Sequence[Bot],
-    options: dict[str, Any],
+    options: Mapping[str, Any],
     controls: Sequence[TimeControl],
     on_step: StepHook | None,
 ) -> Outcome:
     """The game loop of :func:`play_game`: its outcome, a forfeit included."""
     game = state.game
     seed = state.seed if state.seed is not None else 0
-    outcome: Outcome | None = None
     for seat, bot in enumerate(bots):
         try:
             bot.new_game(GameInfo(game, options, seat, state.num_seats, seed))
-        except BotFault as fault:
-            outcome = _forfeit(state, seat, fault.reason, str(fault))
-            break
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"new_game raised {exc!r}")
-            break
+            return _failed(state, seat, exc, "new_game")
     clocks = [control.per_game for control in controls]
+    # A seat without a limit is never timed: no clock is read around its moves.
+    timed = [control.per_game is not None or control.per_move is not None for control in controls]
     readers = [bot.reads_observation for bot in bots]
-    while outcome is None:
+    while True:
         seat = state.current_seat
         if seat < 0:
             outcome = state.outcome()
-            break
+            assert outcome is not None, "a finished state always has an outcome"
+            return outcome
         legal = state.legal_actions()
         observation = state.observation(seat) if readers[seat] else NO_OBSERVATION
-        left = clocks[seat]
-        tick = time.perf_counter()
+        tick = time.perf_counter() if timed[seat] else 0.0
         try:
-            action = bots[seat].act(observation, legal, left)
-        except BotFault as fault:
-            outcome = _forfeit(state, seat, fault.reason, str(fault))
-            break
+            action = bots[seat].act(observation, legal, clocks[seat])
         except HostError:
             raise
         except Exception as exc:
-            outcome = _forfeit(state, seat, ForfeitReason.CRASH, f"act raised {exc!r}")
-            break
-        spent = time.perf_counter() - tick
-        per_move = controls[seat].per_move
-        if left is not None:
-            clocks[seat] = left - spent + controls[seat].increment
-        if left is not None and spent > left:
-            outcome = _forfeit(
-                state,
-                seat,
-                ForfeitReason.TIMEOUT,
-                f"took {spent:.3f} s, {left:.3f} s on its clock",
-            )
-            break
-        if per_move is not None and spent > per_move:
-            outcome = _forfeit(
-                state,
-                seat,
-                ForfeitReason.TIMEOUT,
-                f"took {spent:.3f} s of at most {per_move:g} s per move",
-            )
-            break
+            return _failed(state, seat, exc, "act")
+        if timed[seat]:
+            overtime = _overtime(time.perf_counter() - tick, controls[seat], clocks, seat)
+            if overtime is not None:
+                return _forfeit(state, seat, ForfeitReason.TIMEOUT, overtime)
         try:
             # The engine's own object, so the history never holds a look-alike.
             action = legal[legal.index(action)]
         except ValueError:
-            outcome = _forfeit(
+            return _forfeit(
                 state, seat, ForfeitReason.ILLEGAL_ACTION, f"chose {str(action)!r}, not legal"
             )
-            break
         state.apply_unchecked(action)
         if on_step is not None:
             on_step(state, seat, action)
-    assert outcome is not None, "a finished state always has an outcome"
-    return outcome
+
+
+def _overtime(
+    spent: float, control: TimeControl, clocks: list[float | None], seat: int
+) -> str | None:
+    """Charge ``spent`` seconds to ``seat``'s clock (and add the increment); why the
+    move forfeits on time (over the clock, or over the per-move limit), else None."""
+    left = clocks[seat]
+    if left is not None:
+        clocks[seat] = left - spent + control.increment
+        if spent > left:
+            return f"took {spent:.3f} s, {left:.3f} s on its clock"
+    if control.per_move is not None and spent > control.per_move:
+        return f"took {spent:.3f} s of at most {control.per_move:g} s per move"
+    return None
+
+
+def _failed(state: State, seat: int, exc: Exception, call: str) -> Outcome:
+    """The forfeit a bot's exception in ``call`` ends the game with: its own reason for
+    a :class:`BotFault`, else a crash."""
+    if isinstance(exc, BotFault):
+        return _forfeit(state, seat, exc.reason, str(exc))
+    return _forfeit(state, seat, ForfeitReason.CRASH, f"{call} raised {exc!r}")
 
 
 def _forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:

@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.optional import require
-from arena.play.records import new_record
-from arena.play.results import PlannedGame, PlayedGame
-from arena.play.runner import TimeControl, play_game
+from arena.play.records import RecordWriter, new_record
+from arena.play.results import PlannedGame, PlayedGame, played_values
+from arena.play.runner import TimeControl, play_outcome
 from arena.players.loader import BotLoadError, BotSpec, instantiate
 from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
@@ -99,18 +100,18 @@ class TournamentContext:
     def control_of(self, bot_id: int) -> TimeControl:
         return self.time_controls.get(bot_id, self.time_control)
 
-    def initial_state(self, planned: PlannedGame) -> State:
+    def initial_state(self, planned: PlannedGame, options: Any = None) -> State:
         """The start of a planned game: its deal from the deal file, or shuffled from
-        its seed; the seed seeds the bots either way."""
+        its seed; the seed seeds the bots either way. ``options``: the context's
+        options parsed already (``game.parse_options``), when the caller has them."""
         game = get_game(self.game)
+        parsed = game.parse_options(self.options) if options is None else options
         deal = self.deals.get(planned.seed)
         if deal is None:
             return game.new_initial_state(
-                seed=planned.seed, seats=len(planned.seats), options=self.options
+                seed=planned.seed, seats=len(planned.seats), options=parsed
             )
-        state = game.state_from_deal(
-            deal, seats=len(planned.seats), options=game.parse_options(self.options)
-        )
+        state = game.state_from_deal(deal, seats=len(planned.seats), options=parsed)
         state.seed = planned.seed
         return state
 
@@ -119,6 +120,16 @@ class TournamentContext:
 class ChunkResult:
     games: list[PlayedGame]
     seconds: float
+
+    def __reduce__(self) -> tuple[Callable[..., ChunkResult], tuple[Any, ...]]:
+        # A chunk goes from worker to driver with up to a thousand games: as a tuple of
+        # values per game it pickles and unpickles at a fraction of the cost of the
+        # objects, each with its dictionary of fields.
+        return _chunk_result, ([played_values(game) for game in self.games], self.seconds)
+
+
+def _chunk_result(rows: list[tuple[Any, ...]], seconds: float) -> ChunkResult:
+    return ChunkResult([PlayedGame.from_values(row) for row in rows], seconds)
 
 
 _bot_cache: dict[tuple[str, int, int], Bot] = {}
@@ -154,28 +165,61 @@ def _ray_node() -> str:
 
 def play_planned_game(context: TournamentContext, planned: PlannedGame) -> PlayedGame:
     """Play one planned game; bot failures become forfeits, engine failures ``error``."""
-    started = time.perf_counter()
-    labels = [context.bots[bot_id].label for bot_id in planned.seats]
-    state = context.initial_state(planned)
-    bots: list[Bot] = []
-    for seat, bot_id in enumerate(planned.seats):
+    return _ChunkPlayer(context).play(planned)
+
+
+class _ChunkPlayer:
+    """Plays a chunk's games: what every game of the context shares is derived once
+    (the options parsed and as JSON, the record's common parts, each pairing's bots,
+    labels and time controls, the worker's name), not per game."""
+
+    def __init__(self, context: TournamentContext) -> None:
+        self.context = context
+        game = get_game(context.game)
+        self.options = game.parse_options(context.options)
+        options = game.options_to_dict(self.options)
+        self.bot_options = MappingProxyType(options)  # every game's bots share it
+        self.records = RecordWriter(game, options)
+        self.worker = worker_name()
+        self.seatings: dict[tuple[int, ...], tuple[list[Bot], tuple[str, ...], list[TimeControl]]]
+        self.seatings = {}
+
+    def play(self, planned: PlannedGame) -> PlayedGame:
+        started = time.perf_counter()
+        context = self.context
+        state = context.initial_state(planned, self.options)
+        seating = self.seatings.get(planned.seats)
+        if seating is None:
+            bots: list[Bot] = []
+            for seat, bot_id in enumerate(planned.seats):
+                try:
+                    bots.append(_bot_for(context, bot_id, seat))
+                except BotLoadError as exc:
+                    return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
+            labels = tuple(context.bots[bot_id].label for bot_id in planned.seats)
+            controls = [context.control_of(bot_id) for bot_id in planned.seats]
+            seating = self.seatings[planned.seats] = (bots, labels, controls)
+        bots, labels, controls = seating
+        deal = state.deal()
         try:
-            bots.append(_bot_for(context, bot_id, seat))
-        except BotLoadError as exc:
-            return forfeited_game(context, planned, seat, ForfeitReason.CRASH, str(exc))
-    try:
-        controls = [context.control_of(bot_id) for bot_id in planned.seats]
-        record = play_game(state, bots, players=labels, time_control=controls)
-    except Exception as exc:  # an engine bug must not take the tournament down
-        return PlayedGame.host_error(
-            planned,
-            game=context.game,
-            players=labels,
-            message=repr(exc),
-            duration=time.perf_counter() - started,
-            worker=worker_name(),
+            outcome, duration = play_outcome(
+                state, bots, options=self.bot_options, time_control=controls
+            )
+            record = self.records.encode(
+                state, players=labels, deal=deal, outcome=outcome, duration=duration
+            )
+        except Exception as exc:  # an engine bug must not take the tournament down
+            return PlayedGame.host_error(
+                planned,
+                game=context.game,
+                players=list(labels),
+                message=repr(exc),
+                duration=time.perf_counter() - started,
+                worker=self.worker,
+            )
+        return PlayedGame.from_outcome(
+            planned, outcome, record=record, duration=round(duration, 6), worker=self.worker
         )
-    return PlayedGame.from_record(planned, record, worker=worker_name())
 
 
 def forfeited_game(
@@ -204,7 +248,8 @@ def forfeited_game(
 def play_chunk(context: TournamentContext, games: Sequence[PlannedGame]) -> ChunkResult:
     """Play ``games`` in order; the task every executor runs."""
     started = time.perf_counter()
-    results = [play_planned_game(context, planned) for planned in games]
+    player = _ChunkPlayer(context)
+    results = [player.play(planned) for planned in games]
     return ChunkResult(results, time.perf_counter() - started)
 
 

@@ -3,10 +3,13 @@ their ratings, version regression tests, retirement and suspension, the commands
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -14,6 +17,8 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.ladder import worker
+from arena.ladder.rating import IncrementalElo
 from arena.ladder.service import (
     LadderSettings,
     select_ladder,
@@ -361,6 +366,59 @@ def test_a_rating_state_that_does_not_load_is_rebuilt_from_the_games(engine: Eng
         assert ladder is not None and ladder.rated_games == 16
         lines = standings(session, ladder)
     assert sum(line.games for line in lines) == 32
+
+
+def test_a_version_1_rating_state_is_rebuilt_and_the_log_says_so(
+    engine: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    ladder_id = started(engine, "random", "greedy", "first-legal")
+    with LadderPlayer(engine, executor="local", tables=4, seed=7) as player:
+        player.play_batch(ladder_id)
+        with session_scope(engine) as session:
+            ladder = session.get(Ladder, ladder_id)
+            assert ladder is not None and ladder.rating_state is not None
+            state = np.load(io.BytesIO(ladder.rating_state))
+            old = {name: state[name] for name in state.files if not name.startswith("cross")}
+            buffer = io.BytesIO()
+            np.savez_compressed(buffer, **{**old, "version": np.array([1])})
+            ladder.rating_state = buffer.getvalue()
+            session.add(ladder)
+        with caplog.at_level(logging.WARNING, logger="arena.ladder.worker"):
+            player.play_batch(ladder_id)
+    assert f"ladder {ladder_id}: ladder rating state of version 1, need 2" in caplog.text
+    assert "rebuilding it from the games" in caplog.text
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None and ladder.rated_games == 16
+        assert IncrementalElo.from_bytes(ladder.rating_state or b"").games == 16
+
+
+def test_a_rebuilt_three_seat_state_equals_the_kept_one_across_page_ends(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with session_scope(engine) as session:
+        for kind in ("random", "first-legal", "greedy"):
+            resolve_bot(session, kind, "kardinal")
+        ladder, _ = start_ladder(
+            session, "kardinal", seats=3, time_control="unlimited", settings=LadderSettings()
+        )
+        ladder_id = ladder.id
+        assert ladder_id is not None
+    with LadderPlayer(engine, executor="local", tables=3, seed=11) as player:
+        player.play_batch(ladder_id)
+        player.play_batch(ladder_id)
+    monkeypatch.setattr(worker, "REBUILD_PAGE", 4)  # pages end inside rotations of 3 games
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None and ladder.rating_state is not None
+        kept = IncrementalElo.from_bytes(ladder.rating_state)
+        rebuilt, counted = worker._rebuilt(session, ladder)
+    assert counted == ladder.rated_games == kept.games // 3 > 0
+    assert rebuilt.clusters == kept.clusters
+    expected = kept.refit()
+    for bot, rating in rebuilt.refit().items():
+        assert rating.elo == pytest.approx(expected[bot].elo, abs=1e-8)
+        assert rating.lower == pytest.approx(expected[bot].lower, abs=1e-8)
 
 
 def test_a_ladder_stops_at_its_game_budget(engine: Engine) -> None:
