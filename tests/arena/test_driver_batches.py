@@ -1,0 +1,95 @@
+"""The driver's standings and live statistics taken a batch at a time count exactly as
+game by game; the default interval's refits come at most every REFIT_SECONDS."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.store.tally import Standing, StoredGame
+from arena.tournament.progress import LiveStatistics, Standings
+from arena.tournament.scheduling import round_robin_tables, schedule_tables
+
+LABELS = {1: "a@1", 2: "b@1", 3: "c@1", 4: "d@1"}
+
+
+def played(seats: int, games: int, seed: int) -> list[StoredGame]:
+    """A round robin's games with random places, some of them forfeits or host faults."""
+    rng = random.Random(seed)
+    tables = round_robin_tables(sorted(LABELS), seats)
+    result = []
+    for planned in schedule_tables(tables, games_per_table=games, seed=seed):
+        ranking = tuple(rng.choice((1, 1, 2, 3)) for _ in range(seats))
+        offender, reason, status = None, None, "ok"
+        if rng.random() < 0.1:
+            offender, reason, status = 0, rng.choice(("timeout", "crash", "suspended")), "forfeit"
+        elif rng.random() < 0.05:
+            status = "error"
+        returns = tuple(float(-place) for place in ranking)
+        result.append(
+            StoredGame(
+                7,
+                planned.index,
+                planned.seed,
+                planned.seats,
+                ranking,
+                returns,
+                "won",
+                offender,
+                reason,
+                status,
+            )
+        )
+    return result
+
+
+def chunks(games: list[StoredGame], rng: random.Random) -> list[list[StoredGame]]:
+    cut, parts = 0, []
+    while cut < len(games):
+        size = rng.randint(1, 40)
+        parts.append(games[cut : cut + size])
+        cut += size
+    return parts
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_a_batch_counts_as_game_by_game(seats: int) -> None:
+    games = played(seats, 30, seed=seats)
+    builtin = {4}  # d's timeouts are the host's fault
+    one = Standings(LABELS, builtin)
+    one_stats = LiveStatistics(LABELS, seats=seats, interval=7)
+    for game in games:
+        one_stats.add(game, one.add(game), tournament=7)
+    lines = one_stats.take_lines()
+
+    batched = Standings(LABELS, builtin)
+    stats = LiveStatistics(LABELS, seats=seats, interval=7)
+    for part in chunks(games, random.Random(seats)):
+        stats.add_all(part, batched.add_all(part), tournament=7)
+
+    assert batched.tallies == one.tallies
+    assert Standing.UNPLAYED in one.tallies.games and Standing.HOST_FAULT in one.tallies.games
+    assert stats.rated == one_stats.rated and stats._open == one_stats._open == {}
+    assert stats.take_lines() == lines and len(lines) == one_stats.rated // 7
+    assert stats.elo is not None and one_stats.elo is not None
+    assert stats.elo.games == one_stats.elo.games
+    ratings, _ = stats.elo.fit()
+    expected, _ = one_stats.elo.fit()
+    assert ratings.elo.tolist() == pytest.approx(expected.elo.tolist(), abs=1e-9)
+    assert ratings.lower.tolist() == pytest.approx(expected.lower.tolist(), abs=1e-9)
+
+
+def test_refits_closer_than_min_seconds_are_skipped_and_the_last_games_stay_stale() -> None:
+    games = [g for g in played(2, 40, seed=1) if g.status == "ok" and g.offender is None]
+    standings = Standings(LABELS, ())
+    throttled = LiveStatistics(LABELS, seats=2, interval=10, min_seconds=3600.0)
+    throttled.add_all(games, standings.add_all(games), tournament=7)
+    lines = throttled.take_lines()
+    assert len(lines) == 1 and lines[0].startswith("Elo after 10 rated games")
+    assert throttled.stale and throttled.rated == len(games) > 20
+
+    every = LiveStatistics(LABELS, seats=2, interval=10)
+    for game in games:
+        every.add(game, Standing.RATED, tournament=7)
+    assert len(every.take_lines()) == len(games) // 10
