@@ -1,7 +1,8 @@
 """A tournament at scale: the driver's memory and speed from the first game to the last.
 
 One round robin of ``games`` games per pairing into a fresh SQLite database, every
-record stored, in this process: the schedule written, the run interrupted part-way (as
+record stored, in this process: the tournament created (a round robin's schedule is
+generated from its seed, not written), the run interrupted part-way (as
 a killed or stopped driver would be) and resumed, and along the way the driver's
 resident memory and the games stored, at every flush. From them: the peak memory, the
 games per second of the first and the last 10% of the games, and how long the resume

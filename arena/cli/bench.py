@@ -328,7 +328,7 @@ def scale(
     for column in ("measure", "value"):
         table.add_column(column, justify="left" if column == "measure" else "right")
     for measure, value in (
-        ("schedule written, s", f"{run.schedule_seconds:.1f}"),
+        ("tournament created, s", f"{run.schedule_seconds:.1f}"),
         ("games/s, first 10%", f"{run.rate(0.0, 0.1):,.0f}"),
         ("games/s, last 10%", f"{run.rate(0.9, 1.0):,.0f}"),
         ("last 10% / first 10%", f"{run.rate(0.9, 1.0) / run.rate(0.0, 0.1):.2f}"),
