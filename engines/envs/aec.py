@@ -272,9 +272,15 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         """AECEnv.agent_iter as a generator: the agent to act until every agent is done,
         at most ``max_iter`` times. (PettingZoo's iterator object costs a method call
         per step; the agents it yields are the same.)"""
-        for _ in range(max_iter):
-            if not self.agents:
-                return
+        if max_iter < 2**63:
+            for _ in range(max_iter):
+                if not self.agents:
+                    return
+                yield self.agent_selection
+            return
+        # The default bound is never reached, and counting to it costs big-integer
+        # arithmetic per step (it is past a machine word): loop without a count.
+        while self.agents:
             yield self.agent_selection
 
     def last(
