@@ -110,7 +110,7 @@ class _KoenigsgartenTracker(Tracker):
         for cell, card in enumerate(state.deal()["layout"]):
             number = CARD_NUMBER[card]
             cell_of[number] = cell
-            ones[_GARDEN + cell * _CARDS + number] = 1.0
+            ones[_GARDEN + cell * _CARDS + number] = 1
             if _AT_EDGE[cell]:
                 edge |= 1 << number
         self._vectors = (first, first.copy())
@@ -127,7 +127,7 @@ class _KoenigsgartenTracker(Tracker):
             for seat, action in state.history:
                 self.advance(seat, action)
         else:
-            self._views[self._to_move][0][_TO_MOVE] = 1.0
+            self._views[self._to_move][0][_TO_MOVE] = 1
 
     def advance(self, seat: int, action: Action) -> None:
         self._take(seat, CARD_NUMBER[action])  # type: ignore[index]  # a Card is a str
@@ -138,20 +138,19 @@ class _KoenigsgartenTracker(Tracker):
         cell = self._cell_of[number]
         mine, theirs = self._views[seat]
         at = _GARDEN + cell * _CARDS + number
-        # Floats: a float32 view converts an int to a float first, at a quarter more.
-        mine[at] = theirs[at] = 0.0
-        mine[_MINE + cell] = theirs[_THEIRS + cell] = 1.0
+        mine[at] = theirs[at] = 0
+        mine[_MINE + cell] = theirs[_THEIRS + cell] = 1
         last = self._last
         if last >= 0:
-            mine[_LAST + last] = theirs[_LAST + last] = 0.0
-        mine[_LAST + number] = theirs[_LAST + number] = 1.0
+            mine[_LAST + last] = theirs[_LAST + last] = 0
+        mine[_LAST + number] = theirs[_LAST + number] = 1
         self._last = number
         self._left = left = self._left & ~(1 << number)
         self._legal = left & _MATCHING[number]
         self._to_move = to_move = self.state.current_seat
-        mine[_TO_MOVE] = 0.0
+        mine[_TO_MOVE] = 0
         if to_move != TERMINAL:
-            theirs[_TO_MOVE] = 1.0
+            theirs[_TO_MOVE] = 1
 
     def vector(self, seat: int) -> Vector:
         return self._vectors[seat].copy()

@@ -9,7 +9,7 @@ import pytest
 from pettingzoo import AECEnv
 
 from arena.tournament.scheduling import schedule_tables
-from engines.envs import CardGameEnv, env
+from engines.envs import CardGameEnv, SingleAgentEnv, env
 from engines.errors import (
     IllegalActionError,
     InvalidActionError,
@@ -202,3 +202,33 @@ def test_finished_agents_step_out_as_in_pettingzoo() -> None:
     environment.step(None)
     with pytest.raises(InvalidStateError, match=r"every agent stepped: reset\(\)"):
         environment.step(None)
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "dtype"),
+    [
+        ("koenigsgarten", None, np.uint8),
+        ("kings_corner", {"collect_corners": True}, np.uint8),
+        ("kardinal", None, np.uint8),
+        ("blumengarten", None, np.uint16),  # moves_left counts down from the move cap, 1000
+        ("blumengarten", {"move_cap": 200}, np.uint8),
+        ("blumengarten", {"move_cap": 70_000}, np.uint32),
+    ],
+)
+def test_vectors_are_the_smallest_unsigned_integers_that_hold_every_bound(
+    game: str, options: dict | None, dtype: type
+) -> None:
+    playground = env(game, options=options)
+    playground.reset(seed=3)
+    space = playground.observation_space("seat_0")["observation"]
+    assert space.dtype == dtype and space.low.min() == 0
+    assert space.high.max() == max(
+        block.high for block in playground.game_spec.encoder.layout.blocks
+    )
+    for agent in playground.agents:
+        vector = playground.observe(agent)["observation"]
+        assert vector.dtype == dtype and space.contains(vector)
+    single = SingleAgentEnv(game, options=options) if game == "blumengarten" else None
+    if single is not None:
+        vector, _ = single.reset(seed=3)
+        assert single.observation_space == space and vector.dtype == dtype
