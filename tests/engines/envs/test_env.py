@@ -232,3 +232,19 @@ def test_vectors_are_the_smallest_unsigned_integers_that_hold_every_bound(
     if single is not None:
         vector, _ = single.reset(seed=3)
         assert single.observation_space == space and vector.dtype == dtype
+
+
+def test_agent_iter_stops_at_its_bound_or_when_every_agent_is_done() -> None:
+    environment = env("koenigsgarten")
+    environment.reset(seed=4)
+    assert list(environment.agent_iter(max_iter=3)) == ["seat_0"] * 3  # nobody stepped
+    environment.reset(seed=4)
+    agents = []
+    for agent in environment.agent_iter():  # the default bound, 2**63: never reached
+        agents.append(agent)
+        observation, _, terminated, _, _ = environment.last()
+        action = None if terminated else int(np.flatnonzero(observation["action_mask"])[0])
+        environment.step(action)
+    played = len(environment.game_state.history)  # type: ignore[union-attr]
+    assert len(agents) == played + 2 and environment.agents == []
+    assert list(environment.agent_iter()) == []
