@@ -287,10 +287,15 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
     def last(
         self, observe: bool = True
     ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
-        """AECEnv.last, without its indirections (it runs once per step)."""
-        agent = self.agent_selection
+        """AECEnv.last, without its indirections (it runs once per step).
+
+        Raises:
+            InvalidStateError: the environment was not reset yet.
+        """
         tracker = self._tracker
-        assert tracker is not None
+        if tracker is None:
+            raise InvalidStateError("reset() the environment before last()")
+        agent = self.agent_selection
         seat = self._to_act
         if seat != TERMINAL:
             # While the game runs, the agent to act is seat's, has no reward yet (the

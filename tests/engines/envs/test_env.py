@@ -143,6 +143,8 @@ def test_step_and_observe_before_reset_say_so() -> None:
         environment.step(0)
     with pytest.raises(InvalidStateError, match=r"before observe"):
         environment.observe("seat_0")
+    with pytest.raises(InvalidStateError, match=r"before last"):
+        environment.last()
 
 
 def test_reset_to_refuses_a_state_of_another_configuration() -> None:
