@@ -2,11 +2,11 @@
 
 Agents are ``seat_0`` … ``seat_{n-1}``; the agent to act is the engine's current seat,
 so a Kings in the Corner or Kardinal turn of several actions is several steps of the
-same agent. Every observation is a dict: ``observation`` (the seat's float32 vector,
-:mod:`engines.envs.encoding`, a fresh array) and ``action_mask`` (int8 over the fixed
-action index, all 0 for a seat that is not to act; read-only and shared, so it costs
-no copy and never changes under a learner that keeps it). Rewards are the engine's
-returns, given once at the end; a finished game terminates every agent (nothing is
+same agent. Every observation is a dict: ``observation`` (the seat's vector of
+unsigned integers, :mod:`engines.envs.encoding`, a fresh array) and ``action_mask``
+(int8 over the fixed action index, all 0 for a seat that is not to act; read-only and
+shared, so it costs no copy and never changes under a learner that keeps it). Rewards
+are the engine's returns, given once at the end; a finished game terminates every agent (nothing is
 truncated: the engines end every game by their rules). Once the game is over, every
 agent's info holds the ``outcome``. With ``text_observations=True``,
 ``infos[agent]["observation"]`` also holds the engine's JSON observation of the agent
@@ -77,10 +77,11 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         self.possible_agents = [f"seat_{seat}" for seat in range(spec.seats)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         count = len(spec.actions)
+        layout = spec.encoder.layout
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, spec.encoder.layout.high, dtype=np.float32),
+                    "observation": spaces.Box(0, layout.high, dtype=layout.dtype),
                     "action_mask": spaces.Box(0, 1, (count,), dtype=np.int8),
                 }
             )
@@ -272,18 +273,29 @@ class CardGameEnv(AECEnv[str, Observation, ActionNumber]):
         """AECEnv.agent_iter as a generator: the agent to act until every agent is done,
         at most ``max_iter`` times. (PettingZoo's iterator object costs a method call
         per step; the agents it yields are the same.)"""
-        for _ in range(max_iter):
-            if not self.agents:
-                return
+        if max_iter < 2**63:
+            for _ in range(max_iter):
+                if not self.agents:
+                    return
+                yield self.agent_selection
+            return
+        # The default bound is never reached, and counting to it costs big-integer
+        # arithmetic per step (it is past a machine word): loop without a count.
+        while self.agents:
             yield self.agent_selection
 
     def last(
         self, observe: bool = True
     ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
-        """AECEnv.last, without its indirections (it runs once per step)."""
-        agent = self.agent_selection
+        """AECEnv.last, without its indirections (it runs once per step).
+
+        Raises:
+            InvalidStateError: the environment was not reset yet.
+        """
         tracker = self._tracker
-        assert tracker is not None
+        if tracker is None:
+            raise InvalidStateError("reset() the environment before last()")
+        agent = self.agent_selection
         seat = self._to_act
         if seat != TERMINAL:
             # While the game runs, the agent to act is seat's, has no reward yet (the

@@ -1,4 +1,4 @@
-"""Fixed-shape observation vectors: what one seat may see, as float32 numbers.
+"""Fixed-shape observation vectors: what one seat may see, as small whole numbers.
 
 Every encoder turns a seat's observation — the JSON data ``State.observation(seat)``
 gives, exactly what a bot is sent — into a vector of a fixed length for the game's seat
@@ -8,7 +8,10 @@ counted from the observer: "seat +1" is the next seat after it in turn order.
 
 A vector is a concatenation of named :class:`Block` s, each with an upper bound for
 its numbers (the lower bound is 0 everywhere), so the layout documents itself:
-``encoder.describe()`` lists it.
+``encoder.describe()`` lists it. Every number is a count or a flag, so a vector is of
+the smallest unsigned integer type that holds the largest bound (:attr:`Layout.dtype`:
+``uint8`` for every game but Blumengarten, whose move cap needs ``uint16``): a step
+copies a quarter of the memory a float32 vector needs, and learners cast it anyway.
 """
 
 from __future__ import annotations
@@ -25,16 +28,17 @@ import numpy.typing as npt
 from engines.core import Action, State
 from engines.envs.actions import ActionIndex, Mask
 
-Vector = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.unsignedinteger[Any]]
 
 
 @dataclass(frozen=True)
 class Block:
-    """``size`` consecutive numbers of an observation vector, each in ``0 .. high``."""
+    """``size`` consecutive numbers of an observation vector, each a whole number in
+    ``0 .. high``."""
 
     name: str
     size: int
-    high: float
+    high: int
     meaning: str
 
 
@@ -49,8 +53,12 @@ class Layout:
             self.offsets[block.name] = offset
             offset += block.size
         self.size = offset
+        self.dtype: np.dtype[np.unsignedinteger[Any]] = np.min_scalar_type(
+            max(block.high for block in self.blocks)
+        )
+        """The vectors' type: the smallest unsigned integer that holds every bound."""
         self.high = np.concatenate(
-            [np.full(block.size, block.high, dtype=np.float32) for block in self.blocks]
+            [np.full(block.size, block.high, dtype=self.dtype) for block in self.blocks]
         )
 
     def __getitem__(self, name: str) -> int:
@@ -58,7 +66,7 @@ class Layout:
         return self.offsets[name]
 
     def zeros(self) -> Vector:
-        return np.zeros(self.size, dtype=np.float32)
+        return np.zeros(self.size, dtype=self.dtype)
 
 
 @cache
@@ -129,7 +137,7 @@ class Encoder(ABC):
         and masks the engine's legal actions in ``actions``."""
         return _Reencoding(self, state, actions)
 
-    def describe(self) -> list[tuple[str, int, int, float, str]]:
+    def describe(self) -> list[tuple[str, int, int, int, str]]:
         """``(block, offset, size, high, meaning)`` for every block, in order."""
         return [
             (block.name, self.layout[block.name], block.size, block.high, block.meaning)

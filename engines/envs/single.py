@@ -2,10 +2,11 @@
 
 Blumengarten (one seat) needs no other players; in any other game the learner plays
 one seat against :class:`FixedPlayer` s (``bots.envs`` makes them from the arena's
-bots, which the engines may not import). The observation is the learner's float32
-vector; the legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the
-name maskable learners look for). The reward is the learner's return, given when the
-game ends; nothing is truncated, the engines end every game by their rules.
+bots, which the engines may not import). The observation is the learner's vector
+(unsigned integers, :attr:`Layout.dtype`); the legal actions are ``info["action_mask"]``
+and ``env.action_masks()`` (the name maskable learners look for). The reward is the
+learner's return, given when the game ends; nothing is truncated, the engines end every
+game by their rules.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
             raise OptionError(f"the learner's seat {seat!r} is not in 0..{spec.seats - 1}")
         self.players = tuple(players)
         self.fixed_seat = seat
-        self.observation_space = spaces.Box(0.0, spec.encoder.layout.high, dtype=np.float32)
+        layout = spec.encoder.layout
+        self.observation_space = spaces.Box(0, layout.high, dtype=layout.dtype)
         self.action_space = spaces.Discrete(len(spec.actions))
         self._seeds = DealSeeds()
         self.seat = 0

@@ -76,7 +76,7 @@ def test_every_vector_lies_within_its_bounds(game: str, seats: int, options: dic
         for state in random_states(game, seats, seed, options):
             for seat in range(seats):
                 vector = encoder.encode(state.observation(seat))
-                assert vector.shape == high.shape and vector.dtype == np.float32
+                assert vector.shape == high.shape and vector.dtype == encoder.layout.dtype
                 assert np.all(vector >= 0) and np.all(vector <= high), state.observation(seat)
 
 

@@ -9,7 +9,7 @@ import pytest
 from pettingzoo import AECEnv
 
 from arena.tournament.scheduling import schedule_tables
-from engines.envs import CardGameEnv, env
+from engines.envs import CardGameEnv, SingleAgentEnv, env
 from engines.errors import (
     IllegalActionError,
     InvalidActionError,
@@ -143,6 +143,8 @@ def test_step_and_observe_before_reset_say_so() -> None:
         environment.step(0)
     with pytest.raises(InvalidStateError, match=r"before observe"):
         environment.observe("seat_0")
+    with pytest.raises(InvalidStateError, match=r"before last"):
+        environment.last()
 
 
 def test_reset_to_refuses_a_state_of_another_configuration() -> None:
@@ -202,3 +204,49 @@ def test_finished_agents_step_out_as_in_pettingzoo() -> None:
     environment.step(None)
     with pytest.raises(InvalidStateError, match=r"every agent stepped: reset\(\)"):
         environment.step(None)
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "dtype"),
+    [
+        ("koenigsgarten", None, np.uint8),
+        ("kings_corner", {"collect_corners": True}, np.uint8),
+        ("kardinal", None, np.uint8),
+        ("blumengarten", None, np.uint16),  # moves_left counts down from the move cap, 1000
+        ("blumengarten", {"move_cap": 200}, np.uint8),
+        ("blumengarten", {"move_cap": 70_000}, np.uint32),
+    ],
+)
+def test_vectors_are_the_smallest_unsigned_integers_that_hold_every_bound(
+    game: str, options: dict | None, dtype: type
+) -> None:
+    playground = env(game, options=options)
+    playground.reset(seed=3)
+    space = playground.observation_space("seat_0")["observation"]
+    assert space.dtype == dtype and space.low.min() == 0
+    assert space.high.max() == max(
+        block.high for block in playground.game_spec.encoder.layout.blocks
+    )
+    for agent in playground.agents:
+        vector = playground.observe(agent)["observation"]
+        assert vector.dtype == dtype and space.contains(vector)
+    single = SingleAgentEnv(game, options=options) if game == "blumengarten" else None
+    if single is not None:
+        vector, _ = single.reset(seed=3)
+        assert single.observation_space == space and vector.dtype == dtype
+
+
+def test_agent_iter_stops_at_its_bound_or_when_every_agent_is_done() -> None:
+    environment = env("koenigsgarten")
+    environment.reset(seed=4)
+    assert list(environment.agent_iter(max_iter=3)) == ["seat_0"] * 3  # nobody stepped
+    environment.reset(seed=4)
+    agents = []
+    for agent in environment.agent_iter():  # the default bound, 2**63: never reached
+        agents.append(agent)
+        observation, _, terminated, _, _ = environment.last()
+        action = None if terminated else int(np.flatnonzero(observation["action_mask"])[0])
+        environment.step(action)
+    played = len(environment.game_state.history)  # type: ignore[union-attr]
+    assert len(agents) == played + 2 and environment.agents == []
+    assert list(environment.agent_iter()) == []
