@@ -62,6 +62,18 @@ _PATTERNS_THROUGH: Final = tuple(
     tuple(p for p in WINNING_PATTERNS if p >> cell & 1) for cell in range(CELLS)
 )
 
+_ALL_CARDS: Final = (1 << len(GARDEN_CARDS)) - 1
+"""The set of cards in the garden as bits, one per garden card: all at first."""
+_TAKEN: Final = {
+    card: (
+        _ALL_CARDS & ~(1 << number),
+        sum(1 << n for n, c in enumerate(GARDEN_CARDS) if c[0] == card[0] or c[1] == card[1]),
+    )
+    for number, card in enumerate(GARDEN_CARDS)
+}
+"""Per garden card: the bits of every other card (to take it out of the set), and the
+bits of the cards that may follow it (those sharing its rank or suit)."""
+
 
 def cell_index(name: str) -> int:
     """``"c2"`` → 6. Raises InvalidActionError for a name outside a1..d4."""
@@ -82,6 +94,7 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
     __slots__ = (
         "_garden",
         "_last",
+        "_left",
         "_legal",
         "_marker_cells",
         "_marks",
@@ -108,7 +121,10 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
         self._to_move = 0
         self._outcome: Outcome | None = None
         garden = self._garden
-        self._legal: list[Card] = [c for i in EDGE_CELLS if (c := garden[i]) is not None]
+        self._left = _ALL_CARDS  # a layout holds every garden card
+        self._legal: list[Card] | None = [c for i in EDGE_CELLS if (c := garden[i]) is not None]
+        """The legal cards, or None until asked for after a move (a caller that tracks
+        them itself, as the learning environment does, never pays for the list)."""
 
     # -- queries --------------------------------------------------------------------
 
@@ -117,7 +133,14 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
         return self._to_move
 
     def legal_actions(self) -> list[Card]:
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:  # only a move leaves it to be made, so a card was taken
+            last: Card = self._last  # type: ignore[assignment]
+            rank, suit = last[0], last[1]
+            legal = self._legal = [
+                c for c in self._garden if c is not None and (c[0] == rank or c[1] == suit)
+            ]
+        return legal[:]
 
     def outcome(self) -> Outcome | None:
         return self._outcome
@@ -159,20 +182,21 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
         garden[cell] = None
         marks = self._marks[mover] | 1 << cell
         self._marks[mover] = marks
-        self._marker_cells[mover].append(CELL_NAMES[cell])
-        self._moves.append((card, CELL_NAMES[cell]))
+        name = CELL_NAMES[cell]
+        self._marker_cells[mover].append(name)
+        self._moves.append((card, name))
         self._last = card
         opponent = 1 - mover
         for pattern in _PATTERNS_THROUGH[cell]:
             if marks & pattern == pattern:
                 self._finish(Outcome.win(mover, 2, Termination.FOUR_IN_A_PATTERN))
                 return
-        rank, suit = card[0], card[1]
-        legal = [c for c in garden if c is not None and (c[0] == rank or c[1] == suit)]
-        if legal:
-            self._legal = legal
+        others, followers = _TAKEN[card]
+        self._left = left = self._left & others
+        if left & followers:
+            self._legal = None  # made when asked for
             self._to_move = opponent
-        elif any(c is not None for c in garden):
+        elif left:
             self._finish(Outcome.win(mover, 2, Termination.NO_LEGAL_CARD))
         else:
             self._finish(Outcome.draw(2, Termination.FULL_GARDEN_DRAW))
@@ -191,7 +215,8 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
         copy._last = self._last
         copy._to_move = self._to_move
         copy._outcome = self._outcome
-        copy._legal = list(self._legal)
+        copy._left = self._left
+        copy._legal = self._legal  # never changed in place, only replaced
 
     def render(self, seat: int | None = None) -> str:
         lines = ["      a    b    c    d"]

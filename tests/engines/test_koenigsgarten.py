@@ -421,3 +421,34 @@ def test_unknown_match_formats_are_rejected() -> None:
     for text in ("points-12", "best-of-5", ""):
         with pytest.raises(OptionError, match="unknown match format"):
             parse_match_spec(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ask_every=st.integers(1, 3))
+def test_the_legal_cards_made_when_asked_follow_the_rule(seed: int, ask_every: int) -> None:
+    """The legal cards after a move are made only when asked for: asked of the state or
+    first of a clone, they are the garden's cards sharing the last card's rank or suit,
+    in cell order, and a game ends for want of them exactly when there are none."""
+    rng = random.Random(seed)
+    state = GAME.new_initial_state(seed=seed)
+    moves = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        card = legal[rng.randrange(len(legal))]
+        state.apply_action(card)
+        moves += 1
+        left = [c for c in (state.card_at(cell) for cell in range(16)) if c is not None]
+        expected = [c for c in left if c[0] == card[0] or c[1] == card[1]]
+        if state.is_terminal():
+            outcome = state.outcome()
+            assert outcome is not None and state.legal_actions() == []
+            if outcome.termination is Termination.NO_LEGAL_CARD:
+                assert left and not expected
+            elif outcome.termination is Termination.FULL_GARDEN_DRAW:
+                assert not left
+            continue
+        assert expected
+        if moves % ask_every == 0:
+            assert state.clone().legal_actions() == expected  # the clone makes its own
+        assert state.legal_actions() == expected
+        assert state.legal_actions() is not state.legal_actions()  # a fresh list each time
