@@ -94,14 +94,18 @@ def live_server(db: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def server_process(db: str, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """``arena serve --no-worker`` over ``db`` on ``port``; yields the process once it
-    answers, and stops it at the end (if it still runs)."""
+def server_process(
+    db: str, port: int, *, worker: bool = False
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``arena serve`` over ``db`` on ``port`` (``--no-worker`` unless ``worker``);
+    yields the process once it answers, and stops it at the end (if it still runs)."""
+    command = [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db", db]
+    environment = {key: value for key, value in os.environ.items() if key != "ARENA_DB"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--no-worker", "--db", db],
+        command if worker else [*command, "--no-worker"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**environment, "PYTHONUNBUFFERED": "1"},
     )
     url = f"http://127.0.0.1:{port}"
 

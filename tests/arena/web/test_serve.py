@@ -3,17 +3,14 @@ HTTP, and stops cleanly with it."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
 from arena.store.db import open_database
-from tests.arena.web.conftest import free_port, make_account
+from tests.arena.web.conftest import free_port, make_account, server_process
 from tests.waiting import wait_until
 
 # A live server and its worker in processes of their own.
@@ -26,24 +23,8 @@ def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
     token = make_account(engine, "alice")
     engine.dispose()
     port = free_port()
-    environment = {key: value for key, value in os.environ.items() if key != "ARENA_DB"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", str(port), "--db", db],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
     url = f"http://127.0.0.1:{port}"
-
-    def up() -> bool:
-        assert server.poll() is None, server.stderr.read() if server.stderr else ""
-        try:
-            return httpx.get(f"{url}/api/games", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(up, what="arena serve did not start")
+    with server_process(db, port, worker=True) as server:
         queued = httpx.post(
             f"{url}/api/tournaments",
             headers={"Authorization": f"Bearer {token}"},
@@ -61,7 +42,6 @@ def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
             what="the worker did not run the queued tournament",
         )
         assert httpx.get(tournament).json()["stored"] == 4
-    finally:
         server.send_signal(signal.SIGINT)
         server.wait(300)
     assert server.returncode == 0
