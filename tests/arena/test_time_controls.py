@@ -176,7 +176,9 @@ def arena(db: Path, *args: str) -> tuple[int, str, str]:
 @pytest.mark.slow
 def test_a_sandboxed_bot_out_of_its_own_clock_forfeits_on_time(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    (tmp_path / "sleeper.py").write_text(SLEEPER.format(seconds=0.3))
+    # Every Königsgarten game gives each seat at least three moves (no game ends before
+    # the seventh), so 0.5 s a move runs out a 1 s clock in every game, whatever the deal.
+    (tmp_path / "sleeper.py").write_text(SLEEPER.format(seconds=0.5))
     code, _, err = arena(
         db,
         "bots",
@@ -189,7 +191,7 @@ def test_a_sandboxed_bot_out_of_its_own_clock_forfeits_on_time(tmp_path: Path) -
     )
     assert code == 0, err
     run = ["tournament", "run", "--game", "koenigsgarten", "--executor", "local", "--games", "2"]
-    # Its own clock of 1 s: 0.3 s a move runs out within the game; greedy has no limit.
+    # Its own clock of 1 s runs out within the game; greedy has no limit.
     code, out, err = arena(db, *run, "-b", "sleeper tc=1", "-b", "greedy")
     assert code == 0, out + err
     code, out, _ = arena(db, "tournament", "games", "1", "--reason", "timeout")
