@@ -93,14 +93,16 @@ def _signed(value: float) -> str:
     return f"{value:+.0f}"
 
 
-def _elo(line: BotLine) -> str:
-    """``+120 ± 35`` for a symmetric interval, ``+120 [+90, +160]`` otherwise."""
+def _elo(line: BotLine, *, compact: bool = False) -> str:
+    """``+120 ± 35`` for a symmetric interval, ``+120 [+90, +160]`` otherwise;
+    ``compact``: without the spaces (``+120±35``, ``+120 [+90,+160]``)."""
     if line.elo is None or line.elo_low is None or line.elo_high is None:
         return "—"
     below, above = line.elo - line.elo_low, line.elo_high - line.elo
+    space = "" if compact else " "
     if abs(below - above) < 1.0:
-        return f"{_signed(line.elo)} ± {(below + above) / 2:.0f}"
-    return f"{_signed(line.elo)} [{_signed(line.elo_low)}, {_signed(line.elo_high)}]"
+        return f"{_signed(line.elo)}{space}±{space}{(below + above) / 2:.0f}"
+    return f"{_signed(line.elo)} [{_signed(line.elo_low)},{space}{_signed(line.elo_high)}]"
 
 
 def _los_next(line: BotLine) -> str:
@@ -143,6 +145,7 @@ def _standing_fields(report: Report) -> list[_Field]:
         _Field(
             Column("dup. Elo (95%)" if report.solitaire else "Elo (95%)"),
             _elo,
+            lambda line: _elo(line, compact=True),
             shown=lambda r: r.rated,
         ),
         _Field(

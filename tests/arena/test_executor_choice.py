@@ -154,6 +154,33 @@ def test_a_long_run_goes_to_worker_processes_after_the_probe_and_no_game_is_lost
     assert "worker processes" in lines[0] and "pay on 2 cores" in lines[0]
 
 
+def test_the_probe_of_a_clearly_long_run_is_its_first_games_only(
+    fake_ray: type[FakeRay], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A million games to come: after PROBE_GAMES games the parallel start pays many times
+    # over, so the probe does not play on for its seconds. (A start of 2 s: the first
+    # games take less even on a loaded machine, and without the early end the probe
+    # would play on for PROBE_SECONDS, all 40 games of a few milliseconds each.)
+    monkeypatch.setattr(execution, "PROCESSES_START_SECONDS", 2.0)
+    monkeypatch.setattr(execution.os, "cpu_count", lambda: 2)
+    handled = run(AutoExecutor(workers=2), planned(40), 10**6)
+    (processes,) = FakeParallel.instances
+    assert sorted(handled) == list(range(40))
+    assert len(handled) - len(processes.played) == execution.PROBE_GAMES
+
+
+def test_the_probe_plays_on_while_the_rest_pays_only_narrowly(
+    fake_ray: type[FakeRay], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same start, but so long that no estimate of the 40 games clears it: the probe
+    # plays every game (nothing is handed over).
+    monkeypatch.setattr(execution, "PROCESSES_START_SECONDS", 1000.0)
+    monkeypatch.setattr(execution.os, "cpu_count", lambda: 2)
+    handled = run(AutoExecutor(workers=2), planned(40), 40)
+    assert sorted(handled) == list(range(40))
+    assert FakeParallel.instances == []
+
+
 def test_a_running_ray_takes_a_long_run(
     fake_ray: type[FakeRay], monkeypatch: pytest.MonkeyPatch
 ) -> None:
