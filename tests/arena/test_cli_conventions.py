@@ -112,8 +112,11 @@ def test_every_command_takes_quiet_and_verbose() -> None:
 
 
 def test_completion_script_and_completing_a_lazy_command() -> None:
+    # The shell named, not detected from the parent processes (pytest's workers may
+    # have no shell among them): Typer's own switch for that.
+    named = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     shown = subprocess.run(
-        [ARENA, "--show-completion", "bash"], capture_output=True, text=True, timeout=120
+        [ARENA, "--show-completion", "bash"], capture_output=True, text=True, timeout=120, env=named
     )
     assert shown.returncode == 0, shown.stderr
     assert "complete -o default -F _arena_completion arena" in shown.stdout
