@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -627,6 +628,49 @@ def _stop(process: BaseProcess) -> None:
 _inherited_bots: list[Bot] = []
 
 
+class _ResultSender:
+    """Sends a worker's messages to the driver from a thread of their own, in order:
+    a chunk's results (hundreds of kilobytes) fill the pipe, and while the driver stores
+    a batch it does not read, so a worker sending them itself would wait instead of
+    playing its next chunk (1 s of a 5.6 s run for each of two workers, measured with
+    60,000 fast games). The message is pickled here, as ``Connection.send`` does; the
+    thread only writes, outside the GIL. What waits is bounded by the chunks in flight."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._pending: deque[memoryview | None] = deque()
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="arena-sender", daemon=True)
+        self._thread.start()
+
+    def send(self, message: tuple[str, Any]) -> None:
+        data = ForkingPickler.dumps(message)
+        with self._ready:
+            self._pending.append(data)
+            self._ready.notify()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Send what waits (the driver that stopped reading is gone: then it is lost
+        with the process, and its chunks are played again) and stop the thread."""
+        with self._ready:
+            self._pending.append(None)
+            self._ready.notify()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._pending:
+                    self._ready.wait()
+                data = self._pending.popleft()
+            if data is None:
+                return
+            try:
+                self._connection.send_bytes(data)
+            except OSError:  # the driver went away: nothing more reaches it
+                return
+
+
 def _serve(connection: Connection, inherited: list[Connection], driver: int) -> None:
     """A worker process: play the chunks the driver sends, with the context it sent
     last, until it sends None or goes away."""
@@ -647,6 +691,7 @@ def _serve(connection: Connection, inherited: list[Connection], driver: int) -> 
     _inherited_bots.extend(_bot_cache.values())
     _bot_cache = {}
     context: TournamentContext | None = None
+    sender = _ResultSender(connection)
     try:
         while True:
             try:
@@ -661,10 +706,11 @@ def _serve(connection: Connection, inherited: list[Connection], driver: int) -> 
                 continue
             assert context is not None, "the driver sends the context first"
             try:
-                connection.send(("result", play_chunk(context, payload)))
+                sender.send(("result", play_chunk(context, payload)))
             except Exception as exc:  # a bug of the host: the driver fails the run
-                connection.send(("error", repr(exc)))
+                sender.send(("error", repr(exc)))
     finally:
+        sender.close()
         for bot in _bot_cache.values():
             bot.close()
 

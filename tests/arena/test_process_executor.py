@@ -257,3 +257,42 @@ def test_ctrl_c_and_a_killed_driver_leave_no_worker_and_resume_completes(tmp_pat
     code, _, err = arena_in_process(db, "tournament", "resume", "1", "--executor", "processes")
     assert code == 0, err
     assert_complete_without_duplicates(db, 1, 200)
+
+
+def test_a_worker_sends_its_results_without_waiting_for_the_driver_to_read() -> None:
+    # Three messages of 1 MB each: far more than a pipe holds. The sender takes each at
+    # once and the reader, which starts only afterwards, gets them whole and in order.
+    import multiprocessing
+    import threading
+
+    here, there = multiprocessing.Pipe()
+    sender = execution._ResultSender(there)
+    payloads = [bytes([number]) * 1_000_000 for number in range(3)]
+
+    def send_all() -> None:
+        for number, payload in enumerate(payloads):
+            sender.send(("result", (number, payload)))
+
+    sending = threading.Thread(target=send_all, daemon=True)
+    sending.start()
+    sending.join(60)
+    # Nothing read yet: a sender writing to the pipe itself would still be blocked.
+    assert not sending.is_alive()
+    assert [here.recv() for _ in payloads] == [
+        ("result", (number, payload)) for number, payload in enumerate(payloads)
+    ]
+    sender.send(("result", "last"))
+    sender.close()  # sends what waits, then stops
+    assert here.recv() == ("result", "last")
+    assert not sender._thread.is_alive()
+
+
+def test_a_sender_whose_driver_went_away_stops_quietly() -> None:
+    import multiprocessing
+
+    here, there = multiprocessing.Pipe()
+    here.close()
+    sender = execution._ResultSender(there)
+    sender.send(("result", b"x" * 1_000_000))
+    sender.close()
+    assert not sender._thread.is_alive()
