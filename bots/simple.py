@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Mapping, Sequence
+from hashlib import blake2b
 from typing import Any, Final
 
 from bots.base import Bot, GameInfo
@@ -15,18 +15,16 @@ from engines.core import Action
 class RandomBot(Bot):
     """Picks a legal action uniformly at random (seeded).
 
-    Each game's draws are a stream of SHAKE-256 output keyed by the bot's seed, the
-    game's seed and the seat (the text :func:`engines.seeding.derive_seed` hashes): a
-    game replays the same in any order or process, and starting a game costs one hash
-    instead of seeding a Mersenne Twister (4 µs, a tenth of a random playout). A draw
-    is 64 bits, mapped onto the legal actions by multiplying and shifting, so no action
-    is favoured by more than ``len(legal_actions) / 2**64``."""
+    A game's draws are 64-bit words of BLAKE2b-512 digests keyed by the bot's seed, the
+    game's seed and the seat (the text :func:`engines.seeding.derive_seed` hashes),
+    eight words a block, block ``i`` salted with ``i``: a game replays the same in any
+    order or process, and starting one costs one hash instead of seeding a Mersenne
+    Twister (4 µs, a tenth of a random playout). A draw is mapped onto the legal actions
+    by multiplying and shifting, so no action is favoured by more than
+    ``len(legal_actions) / 2**64``."""
 
     name = "random"
     reads_observation = False
-
-    FIRST_DRAWS: Final = 16
-    """Draws made when a game starts; a longer game doubles them as it needs."""
 
     def __init__(self, *, seed: int = 0) -> None:
         super().__init__(seed=seed)
@@ -37,7 +35,7 @@ class RandomBot(Bot):
     def new_game(self, info: GameInfo) -> None:
         self.info = info
         self._key = key = f"{self.seed}\x1f{info.seed}\x1f{info.seat}".encode()
-        self._draws = _draws(key, self.FIRST_DRAWS)
+        self._draws = _WORDS(blake2b(key).digest())
         self._drawn = 0
 
     def act(
@@ -48,16 +46,21 @@ class RandomBot(Bot):
     ) -> Action:
         drawn = self._drawn
         draws = self._draws
-        if drawn == len(draws):  # the stream goes on where it stopped
-            draws = self._draws = _draws(self._key, 2 * max(drawn, self.FIRST_DRAWS // 2))
+        if drawn == len(draws):  # the next block of the stream
+            draws = self._draws = draws + _block(self._key, drawn // BLOCK_WORDS)
         self._drawn = drawn + 1
         return legal_actions[draws[drawn] * len(legal_actions) >> 64]
 
 
-def _draws(key: bytes, count: int) -> tuple[int, ...]:
-    """The first ``count`` 64-bit draws of ``key``'s stream (little-endian words of its
-    SHAKE-256 output, so the same on every machine); a longer count repeats the first."""
-    return struct.unpack(f"<{count}Q", hashlib.shake_256(key).digest(8 * count))
+BLOCK_WORDS: Final = 8
+"""64-bit words in a BLAKE2b-512 digest."""
+_WORDS = struct.Struct(f"<{BLOCK_WORDS}Q").unpack  # little-endian: alike on every machine
+
+
+def _block(key: bytes, number: int) -> tuple[int, ...]:
+    """Block ``number`` of ``key``'s draws (block 0: the digest without salt, which is
+    the digest salted with zeros)."""
+    return _WORDS(blake2b(key, salt=number.to_bytes(16, "little")).digest())
 
 
 class FirstLegalBot(Bot):
