@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import gc
 import io
+import operator
 import pickle
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,13 +27,14 @@ from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
 from arena.play.deals import DealOrder, deal_index
-from arena.play.results import FinishedGame, PlannedGame, PlayedGame
+from arena.play.results import FinishedGame, PlannedGame
 from arena.play.runner import TimeControl
 from arena.play.time_control import config_time_controls
 from arena.ratings import RatingError
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
+    GAME_ROW_COLUMNS,
     count_stored,
     drop_unplayed,
     get_tournament,
@@ -44,7 +47,7 @@ from arena.store.games import (
     scheduled_seeds,
     set_generated_schedule,
     set_status,
-    store_games,
+    store_rows,
     stored_indexes,
     unplayed_games,
     write_driver_state,
@@ -62,6 +65,7 @@ from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
+    GameKind,
     TournamentContext,
     forfeited_game,
     make_executor,
@@ -242,9 +246,11 @@ class _Buffer:
     statistics: LiveStatistics
     health: BotHealth
     test: PairedSprt | None = None
-    games: list[PlayedGame] = field(default_factory=list)
+    chunks: list[ChunkResult] = field(default_factory=list)
+    waiting: int = 0
+    """The games of ``chunks``."""
     counted: int = 0
-    """Of ``games``, those the standings and live statistics hold."""
+    """Of ``chunks``, those the standings and live statistics hold."""
     stored_before: int = 0
     """Games stored before this run (the state counts them too)."""
     stored: int = 0
@@ -255,40 +261,62 @@ class _Buffer:
     lease_lost: bool = False
     """A batch found the lease taken over: nothing more is stored by this driver."""
 
-    def add(self, games: list[PlayedGame]) -> None:
-        self.games.extend(games)
-        self.played_now += len(games)
+    def add(self, chunk: ChunkResult) -> None:
+        self.chunks.append(chunk)
+        self.waiting += len(chunk)
+        self.played_now += len(chunk)
         if self.test is not None:
-            self.test.add(games)
+            self.test.add(chunk.games)
             self.count()  # each refit shows the test as of its own games
 
     def count(self) -> None:
-        """Bring the standings and live statistics up to the games added."""
-        games = self.games[self.counted :]
-        if games:
-            counted = self.standings.add_all(games)
-            self.statistics.add_all(games, counted, tournament=self.tournament_id)
-            self.counted = len(self.games)
+        """Bring the standings and live statistics up to the games added: each kind of
+        game counted once by the standings, the live statistics given each game's deal
+        seed, seats and places."""
+        chunks = self.chunks[self.counted :]
+        if not chunks:
+            return
+        numbers: dict[GameKind, int] = {}
+        kind_of: list[int] = []
+        seeds: list[int] = []
+        for chunk in chunks:
+            kinds, of_game = chunk.kinds
+            renumbered = [numbers.setdefault(kind, len(numbers)) for kind in kinds]
+            kind_of += map(renumbered.__getitem__, of_game)
+            seeds += map(_seed_of_row, chunk.rows.games)
+        kinds = list(numbers)
+        times = Counter(kind_of)
+        how = self.standings.add_kinds(kinds, [times[number] for number in range(len(kinds))])
+        self.statistics.add_seated(
+            seeds,
+            [kinds[number][0] for number in kind_of],
+            [kinds[number][1] for number in kind_of],
+            [how[number] for number in kind_of],
+            tournament=self.tournament_id,
+            games=lambda: [game for chunk in chunks for game in chunk.games],
+        )
+        self.counted = len(self.chunks)
 
     def due(self) -> bool:
-        return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
+        return self.waiting >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
 
     def flush(self) -> None:
         self.count()
-        if self.games and not self.lease_lost:
-            batch = self.games
+        if self.chunks and not self.lease_lost:
+            batch, games = self.chunks, self.waiting
             try:
-                with_retries(lambda: self._store(batch))
+                with_retries(lambda: self._store(batch, games))
             except _LeaseLostError:
                 self.lease_lost = True  # the batch stays unstored: the new holder plays it
             else:
-                self.stored += len(batch)
-        self.games = []
+                self.stored += games
+        self.chunks = []
+        self.waiting = 0
         self.counted = 0
         self.last_flush = time.monotonic()
 
-    def _store(self, games: list[PlayedGame]) -> None:
-        counted = self.stored_before + self.stored + len(games)
+    def _store(self, chunks: list[ChunkResult], games: int) -> None:
+        counted = self.stored_before + self.stored + games
         with session_scope(self.engine) as session:
             if self.lease_token is not None and not holds_lease(
                 session, self.tournament_id, self.lease_token
@@ -296,7 +324,7 @@ class _Buffer:
                 # Taken over (this driver was presumed dead): the new holder plays
                 # these games and owns the state; storing them here could overwrite it.
                 raise _LeaseLostError(self.tournament_id)
-            store_games(session, self.tournament_id, games)
+            store_rows(session, self.tournament_id, [chunk.rows for chunk in chunks])
             write_driver_state(session, self.tournament_id, counted, self.running_state())
 
     def running_state(self) -> bytes:
@@ -678,23 +706,23 @@ class TournamentRunner:
                     yield planned
                     continue
                 bot_id = planned.seats[offender]
-                buffer.add(
-                    [
-                        forfeited_game(
-                            context,
-                            planned,
-                            offender,
-                            ForfeitReason.SUSPENDED,
-                            f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
-                        )
-                    ]
+                forfeited = forfeited_game(
+                    context,
+                    planned,
+                    offender,
+                    ForfeitReason.SUSPENDED,
+                    f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
                 )
+                buffer.add(ChunkResult([forfeited], 0.0))
 
         shown = [time.monotonic()]
 
         def handle(result: ChunkResult) -> bool:
-            buffer.add(result.games)
-            for bot_id, why in self.health.observe(result.games):
+            buffer.add(result)
+            kinds, of_game = result.kinds
+            times = Counter(of_game)
+            observed = [(StoredGame(0, 0, 0, *kind), times[n]) for n, kind in enumerate(kinds)]
+            for bot_id, why in self.health.observe_kinds(observed):
                 self._suspend(bot_id, why)
                 if self.format.paired_test:
                     self.stop_message = (
@@ -825,6 +853,9 @@ class TournamentRunner:
         with session_scope(self.engine) as session:
             session.add_all(rows)
         return True
+
+
+_seed_of_row = operator.itemgetter(GAME_ROW_COLUMNS.index("seed"))
 
 
 @contextmanager

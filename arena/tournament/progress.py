@@ -12,10 +12,12 @@ and at game 100,000 and gives the figures ``arena report`` gives for the same ga
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -71,18 +73,25 @@ class Standings:
 
     def add_all(self, games: Sequence[CountedGame]) -> list[Standing]:
         """Count ``games`` (a chunk of them), those alike in everything counted (seats,
-        places, returns, how they ended) at once; returns how each counted. A chunk of
-        random games holds a few kinds of game: counting each kind once costs the driver
-        a microsecond a game instead of ten."""
+        places, returns, how they ended) at once; returns how each counted."""
         kinds = [
             (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
             for g in games
         ]
-        counted = {
-            kind: self.tallies.add(StoredGame(0, 0, 0, *kind), self.builtin, times)
-            for kind, times in Counter(kinds).items()
-        }
+        times = Counter(kinds)
+        counted = dict(zip(times, self.add_kinds(list(times), list(times.values())), strict=True))
         return [counted[kind] for kind in kinds]
+
+    def add_kinds(self, kinds: Sequence[tuple[Any, ...]], times: Sequence[int]) -> list[Standing]:
+        """Count ``times[k]`` games of each kind ``kinds[k]`` (its seats, places,
+        returns, termination, offender, forfeit reason and status), in that order;
+        returns how each kind counted. A chunk of random games holds a few kinds of
+        game: counting each kind once costs the driver a microsecond a game instead of
+        ten."""
+        return [
+            self.tallies.add(StoredGame(0, 0, 0, *kind), self.builtin, count)
+            for kind, count in zip(kinds, times, strict=True)
+        ]
 
     def ranked(self, *, solitaire: bool = False) -> list[tuple[str, Tally]]:
         """Bots by score % (solitaire: mean score), best first."""
@@ -165,10 +174,32 @@ class LiveStatistics:
         """:meth:`add` for a chunk of games (``counted`` as the standings counted each):
         a table's games of one deal go to the live Elo together, and the refits fall
         on the same games as game by game."""
+        self.add_seated(
+            [g.seed for g in games],
+            [g.seats for g in games],
+            [g.ranking for g in games],
+            counted,
+            tournament=tournament,
+            games=lambda: games,
+        )
+
+    def add_seated(
+        self,
+        seeds: Sequence[int],
+        seats: Sequence[tuple[int, ...]],
+        rankings: Sequence[tuple[int, ...]],
+        counted: Sequence[Standing],
+        *,
+        tournament: int,
+        games: Callable[[], Sequence[IndexedGame]],
+    ) -> None:
+        """:meth:`add_all` for games given by their deal seeds, seats and places (what
+        games of two or more seats need), ``games`` giving them whole when needed (games
+        of one seat)."""
         if not self.enabled:
             return
         if self.elo is None or self.seats == 1:
-            for game, how in zip(games, counted, strict=True):
+            for game, how in zip(games(), counted, strict=True):
                 self.add(game, how, tournament=tournament)
             return
         start = 0
@@ -176,29 +207,38 @@ class LiveStatistics:
             if how is Standing.RATED:
                 self.rated += 1
                 if self.rated % self.interval == 0 and self._refit_due():
-                    self._add_tables(games[start:end], counted[start:end], tournament)
+                    self._add_tables(
+                        zip(seeds, seats, rankings, counted, strict=True), start, end, tournament
+                    )
                     start = end
                     self.refit()
-        self._add_tables(games[start:], counted[start:], tournament)
+        self._add_tables(
+            zip(seeds, seats, rankings, counted, strict=True), start, len(counted), tournament
+        )
 
     def _add_tables(
-        self, games: Sequence[IndexedGame], counted: Sequence[Standing], tournament: int
+        self,
+        games: Iterable[tuple[int, tuple[int, ...], tuple[int, ...], Standing]],
+        start: int,
+        stop: int,
+        tournament: int,
     ) -> None:
-        """Games of two or more seats into the live Elo, a rotation at a time, and the
-        rotations they complete closed (``rated`` is counted by the caller)."""
+        """Games ``start`` up to ``stop`` of ``games`` of two or more seats (their deal
+        seed, seats, places and how they counted) into the live Elo, a rotation at a
+        time, and the rotations they complete closed (``rated`` is counted by the
+        caller)."""
         assert self.elo is not None
         elo = self.elo
         numbers = {bot: elo.number(label) for bot, label in self.labels.items()}
         rotations: dict[Hashable, tuple[list[tuple[int, int, float]], list[int]]] = {}
-        for game, how in zip(games, counted, strict=True):
-            group = (tournament, game.seed, tuple(sorted(game.seats)))
+        for seed, players, ranking, how in itertools.islice(games, start, stop):
+            group = (tournament, seed, tuple(sorted(players)))
             held = rotations.get(group)
             if held is None:
                 held = rotations[group] = ([], [0])
             held[1][0] += 1
             if how is not Standing.RATED:
                 continue
-            players, ranking = game.seats, game.ranking
             if len(players) == 2:
                 first, second = numbers[players[0]], numbers[players[1]]
                 if first != second:
