@@ -493,7 +493,7 @@ def _use_cluster_token() -> None:
 
 @dataclass
 class _Chunk:
-    games: list[PlannedGame]
+    games: Sequence[PlannedGame]
     attempts: int = 0
 
 
@@ -545,7 +545,7 @@ class ProcessExecutor:
             self._pool.append(self._start_worker())
         for worker in self._pool:
             _send(worker, ("context", context))
-        chunks = _chunks(games, self.sizer)
+        chunks = _drawn_chunks(games, self.sizer)
         again: deque[_Chunk] = deque()
         finished = False
         try:
@@ -661,7 +661,21 @@ def _send(worker: _Worker, message: tuple[str, Any]) -> None:
         worker.connection.send(message)
 
 
-def _next_chunk(chunks: Iterator[list[PlannedGame]]) -> _Chunk | None:
+def _drawn_chunks(
+    games: Iterable[PlannedGame], sizer: ChunkSizer
+) -> Iterator[Sequence[PlannedGame]]:
+    """:func:`_chunks`, but from games that hand out chunks themselves (``take(size)``,
+    None at the end: the driver's, whose generated schedule's chunks are ranges a
+    worker derives its games from), those."""
+    take: Callable[[int], Sequence[PlannedGame] | None] | None = getattr(games, "take", None)
+    if take is None:
+        yield from _chunks(games, sizer)
+        return
+    while (chunk := take(sizer.size())) is not None:
+        yield chunk
+
+
+def _next_chunk(chunks: Iterator[Sequence[PlannedGame]]) -> _Chunk | None:
     games = next(chunks, None)
     return None if games is None else _Chunk(games)
 
