@@ -148,6 +148,7 @@ class GeneratedSchedule:
                 for pattern in range(len(orders[0]) if orders else 1)
             ]
         self.per_round = len(self._patterns[0])
+        self._cycle = [seats for pattern in self._patterns for seats in pattern]
 
     @classmethod
     def of_tables(
@@ -178,16 +179,15 @@ class GeneratedSchedule:
     def range(self, start: int, stop: int, skip: Collection[int] = ()) -> ScheduledRange:
         """The games from ``start`` up to (not including) ``stop``, but those of
         ``skip``, as a worker is sent them (:class:`ScheduledRange`)."""
-        stop = min(stop, len(self))
-        seats: list[tuple[int, ...]] = []
-        index = max(start, 0)
-        while index < stop:
-            round_number, offset = divmod(index, self.per_round)
-            pattern = self._patterns[round_number % len(self._patterns)]
-            seats += pattern[offset : offset + stop - index]
-            index = len(seats) + max(start, 0)
+        start, stop = max(start, 0), min(stop, len(self))
+        # Round r seats its games as pattern r mod (k - 1)!: the patterns in turn repeat
+        # every len(patterns) rounds, so a range's seats are a slice of them repeated.
+        cycle = self._cycle
+        first = start % len(cycle) if cycle else 0
+        count = max(stop - start, 0)
+        seats = list(itertools.islice(itertools.cycle(cycle), first, first + count))
         skipped = frozenset(i for i in skip if start <= i < stop)
-        return ScheduledRange(self.seed, self.per_round, max(start, 0), seats, skipped)
+        return ScheduledRange(self.seed, self.per_round, start, seats, skipped)
 
     def seeds(self) -> list[int]:
         """The distinct deal seeds, in the order of their first game."""
