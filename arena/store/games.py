@@ -89,44 +89,52 @@ class GameRows:
 
 def game_rows(games: Iterable[PlayedGame]) -> GameRows:
     """The rows :func:`store_games` stores for ``games``, with the same values."""
-    texts: dict[tuple[Any, ...], str] = {}
-
-    def json_text(values: tuple[Any, ...]) -> str:
-        # A game's seats, returns and places repeat across a chunk: each distinct tuple
-        # dumped once. The key holds the items' types: (1, 0) == (1.0, 0.0), but they are
-        # stored differently.
-        key = (values, *map(type, values))
-        text = texts.get(key)
-        if text is None:
-            text = texts[key] = json.dumps(values)
-        return text
-
+    # Games alike in all but their index, seed, record, time and worker (a chunk of
+    # random games holds a few such kinds) share their other converted values and their
+    # seats' rows but the game's index: each kind converted once. The key holds the
+    # items' types: (1, 0) == (1.0, 0.0), but they are stored differently.
+    made: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[tuple[Any, ...]]]] = {}
     rows: list[tuple[Any, ...]] = []
     seat_rows: list[tuple[Any, ...]] = []
     for g in games:
-        status, reason = str(g.status), g.reason
-        rows.append(
-            (
-                g.index,
-                g.seed,
-                json_text(g.seats),
-                status,
-                json_text(g.returns),
-                json_text(g.ranking),
-                str(g.termination),
-                g.offender,
-                None if reason is None else str(reason),
-                g.record,
-                g.duration,
-                g.worker,
-            )
+        seats, returns, ranking = g.seats, g.returns, g.ranking
+        key = (
+            (seats, returns, ranking, g.status, g.termination, g.offender, g.reason),
+            *map(type, seats),
+            *map(type, returns),
+            *map(type, ranking),
         )
-        if status != GameStatus.ERROR:
-            seat_rows += [
-                (g.index, seat, bot_id, g.returns[seat], g.ranking[seat], g.offender == seat)
-                for seat, bot_id in enumerate(g.seats)
-            ]
+        kind = made.get(key)
+        if kind is None:
+            kind = made[key] = _converted_kind(g)
+        shared, seated = kind
+        index = g.index
+        rows.append((index, g.seed, *shared, g.record, g.duration, g.worker))
+        if seated:
+            seat_rows += [(index, *seat) for seat in seated]
     return GameRows(rows, seat_rows)
+
+
+def _converted_kind(game: PlayedGame) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """Of ``game``'s row, the values from its seats to its forfeit reason, converted;
+    and its seats' rows but the game's index (none for a host error)."""
+    status, reason = str(game.status), game.reason
+    shared = (
+        json.dumps(game.seats),
+        status,
+        json.dumps(game.returns),
+        json.dumps(game.ranking),
+        str(game.termination),
+        game.offender,
+        None if reason is None else str(reason),
+    )
+    if status == GameStatus.ERROR:
+        return shared, []
+    seated = [
+        (seat, bot_id, game.returns[seat], game.ranking[seat], game.offender == seat)
+        for seat, bot_id in enumerate(game.seats)
+    ]
+    return shared, seated
 
 
 def played_games(rows: GameRows) -> list[PlayedGame]:
