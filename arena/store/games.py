@@ -11,7 +11,9 @@ one, can never store a game twice.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+import json
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +34,7 @@ from arena.store.models import (
     TournamentStatus,
     utcnow,
 )
+from engines.outcome import ForfeitReason, Termination
 
 GAME_TABLE = GameResult.__table__  # type: ignore[attr-defined]
 SEAT_TABLE = GameSeat.__table__  # type: ignore[attr-defined]
@@ -61,6 +64,113 @@ GAME_COLUMNS = (
 )
 SEAT_COLUMNS = ("tournament_id", "game_index", "seat", "bot_id", "score", "place", "forfeit")
 SCHEDULE_COLUMNS = ("tournament_id", "index", "batch", "seed", "seats")
+GAME_ROW_COLUMNS = GAME_COLUMNS[1:-1]
+"""Of :data:`GAME_COLUMNS`, those a game's own row values give: the tournament and the
+stored time are the batch's."""
+SEAT_ROW_COLUMNS = SEAT_COLUMNS[1:]
+"""Of :data:`SEAT_COLUMNS`, those a seat's own row values give: the tournament is the
+batch's."""
+
+
+@dataclass(frozen=True)
+class GameRows:
+    """Played games as the database stores them: each game's row and its seats' rows
+    (:data:`GAME_ROW_COLUMNS`, :data:`SEAT_ROW_COLUMNS`), the values converted as the
+    columns' types convert them (JSON as its text, a status as its word, a forfeit as a
+    flag). A worker builds them with its games, so that the driver, which stores every
+    game, only hands them to the database (:func:`store_rows`)."""
+
+    games: list[tuple[Any, ...]]
+    seats: list[tuple[Any, ...]]
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+
+def game_rows(games: Iterable[PlayedGame]) -> GameRows:
+    """The rows :func:`store_games` stores for ``games``, with the same values."""
+    # Games alike in all but their index, seed, record, time and worker (a chunk of
+    # random games holds a few such kinds) share their other converted values and their
+    # seats' rows but the game's index: each kind converted once. The key holds the
+    # items' types: (1, 0) == (1.0, 0.0), but they are stored differently.
+    made: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[tuple[Any, ...]]]] = {}
+    rows: list[tuple[Any, ...]] = []
+    seat_rows: list[tuple[Any, ...]] = []
+    for g in games:
+        seats, returns, ranking = g.seats, g.returns, g.ranking
+        key = (
+            (seats, returns, ranking, g.status, g.termination, g.offender, g.reason),
+            *map(type, seats),
+            *map(type, returns),
+            *map(type, ranking),
+        )
+        kind = made.get(key)
+        if kind is None:
+            kind = made[key] = _converted_kind(g)
+        shared, seated = kind
+        index = g.index
+        rows.append((index, g.seed, *shared, g.record, g.duration, g.worker))
+        if seated:
+            seat_rows += [(index, *seat) for seat in seated]
+    return GameRows(rows, seat_rows)
+
+
+def _converted_kind(game: PlayedGame) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """Of ``game``'s row, the values from its seats to its forfeit reason, converted;
+    and its seats' rows but the game's index (none for a host error)."""
+    status, reason = str(game.status), game.reason
+    shared = (
+        json.dumps(game.seats),
+        status,
+        json.dumps(game.returns),
+        json.dumps(game.ranking),
+        str(game.termination),
+        game.offender,
+        None if reason is None else str(reason),
+    )
+    if status == GameStatus.ERROR:
+        return shared, []
+    seated = [
+        (seat, bot_id, game.returns[seat], game.ranking[seat], game.offender == seat)
+        for seat, bot_id in enumerate(game.seats)
+    ]
+    return shared, seated
+
+
+def played_games(rows: GameRows) -> list[PlayedGame]:
+    """The games :func:`game_rows` made ``rows`` of, as they were."""
+    return [
+        PlayedGame.from_values(
+            (
+                index,
+                seed,
+                tuple(json.loads(seats)),
+                GameStatus(status),
+                tuple(json.loads(returns)),
+                tuple(json.loads(ranking)),
+                Termination(termination),
+                offender,
+                None if reason is None else ForfeitReason(reason),
+                record,
+                duration,
+                worker,
+            )
+        )
+        for (
+            index,
+            seed,
+            seats,
+            status,
+            returns,
+            ranking,
+            termination,
+            offender,
+            reason,
+            record,
+            duration,
+            worker,
+        ) in rows.games
+    ]
 
 
 def _insert_ignoring_duplicates(
@@ -68,9 +178,12 @@ def _insert_ignoring_duplicates(
     table: sa.Table,
     names: Sequence[str],
     rows: Sequence[Sequence[Any]],
+    *,
+    converted: Collection[str] = (),
 ) -> None:
     """Insert ``rows`` (each a value per column of ``names``, in that order), skipping
-    those already stored.
+    those already stored; the values of the columns in ``converted`` are converted
+    already (:func:`game_rows`).
 
     SQLite and PostgreSQL get one statement executed for every row at once by the
     database driver, the values converted by the columns' own types: SQLAlchemy's
@@ -85,13 +198,7 @@ def _insert_ignoring_duplicates(
     elif dialect.name == "postgresql":
         statement = postgresql.insert(table).on_conflict_do_nothing()
     else:  # other databases: insert one by one, skipping rows that already exist
-        for row in rows:
-            try:
-                with connection.begin_nested():
-                    connection.execute(table.insert(), dict(zip(names, row, strict=True)))
-            except sa.exc.IntegrityError:
-                pass
-        return
+        statement = table.insert()
     # inline(): no RETURNING of the new ids, which an executemany cannot return.
     compiled = statement.inline().compile(dialect=dialect, column_keys=list(names))
     order = compiled.positiontup if dialect.positional else list(compiled.params)
@@ -101,7 +208,8 @@ def _insert_ignoring_duplicates(
     converters = [
         (position, convert)
         for position, name in enumerate(order)
-        if (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
+        if name not in converted
+        and (convert := table.c[name].type.dialect_impl(dialect).bind_processor(dialect))
     ]
     # Converted column by column (a list comprehension per column, not a loop over
     # every value of every row): a column's converted values are reused, the batch's
@@ -117,7 +225,15 @@ def _insert_ignoring_duplicates(
         if dialect.positional
         else [dict(zip(order, values, strict=True)) for values in zip(*ordered, strict=True)]
     )
-    connection.exec_driver_sql(str(compiled), parameters)
+    if dialect.name in ("sqlite", "postgresql"):
+        connection.exec_driver_sql(str(compiled), parameters)
+        return
+    for parameter in parameters:
+        try:
+            with connection.begin_nested():
+                connection.exec_driver_sql(str(compiled), parameter)
+        except sa.exc.IntegrityError:
+            pass
 
 
 def _converted(values: Sequence[Any], convert: Callable[[Any], Any]) -> list[Any]:
@@ -143,43 +259,66 @@ def _converted(values: Sequence[Any], convert: Callable[[Any], Any]) -> list[Any
 
 def store_games(session: Session, tournament_id: int, games: Sequence[PlayedGame]) -> None:
     """Store played games and their seats (duplicates ignored)."""
-    now = utcnow()
-    game_rows = [
-        (
-            tournament_id,
-            g.index,
-            g.seed,
-            g.seats,
-            g.status,
-            g.returns,
-            g.ranking,
-            g.termination,
-            g.offender,
-            g.reason,
-            g.record,
-            g.duration,
-            g.worker,
-            now,
-        )
-        for g in games
-    ]
-    seat_rows = [
-        (
-            tournament_id,
-            g.index,
-            seat,
-            bot_id,
-            g.returns[seat],
-            g.ranking[seat],
-            g.offender == seat,
-        )
-        for g in games
-        if g.status != GameStatus.ERROR
-        for seat, bot_id in enumerate(g.seats)
-    ]
+    store_rows(session, tournament_id, [game_rows(games)])
+
+
+def store_rows(session: Session, tournament_id: int, batches: Sequence[GameRows]) -> None:
+    """Store the games of ``batches`` (:func:`game_rows`) and their seats as played in
+    the tournament now (duplicates ignored)."""
+    games = [row for rows in batches for row in rows.games]
+    seats = [row for rows in batches for row in rows.seats]
+    constants = {"tournament_id": tournament_id, "created": utcnow()}
     connection = session.connection()
-    _insert_ignoring_duplicates(connection, GAME_TABLE, GAME_COLUMNS, game_rows)
-    _insert_ignoring_duplicates(connection, SEAT_TABLE, SEAT_COLUMNS, seat_rows)
+    _insert_converted(connection, GAME_TABLE, GAME_ROW_COLUMNS, games, constants)
+    _insert_converted(connection, SEAT_TABLE, SEAT_ROW_COLUMNS, seats, constants)
+
+
+def _insert_converted(
+    connection: Connection,
+    table: sa.Table,
+    names: Sequence[str],
+    rows: Sequence[tuple[Any, ...]],
+    constants: dict[str, Any],
+) -> None:
+    """Insert ``rows`` (each the converted values of the columns ``names``, in the
+    table's order) with the table's columns among ``constants`` set to their value
+    there, skipping the rows already stored: :func:`_insert_ignoring_duplicates`
+    without its conversion and with no tuple built per row. SQLite gets the constants as
+    literals of the statement (their text as the columns' types convert them)."""
+    if not rows:
+        return
+    dialect = connection.dialect
+    batch = {name: value for name, value in constants.items() if name in table.c}
+    if dialect.name == "sqlite":
+        literals: dict[str, Any] = {}
+        for name, value in batch.items():
+            convert = table.c[name].type.dialect_impl(dialect).bind_processor(dialect)
+            literals[name] = sa.literal_column(
+                _sqlite_literal(convert(value) if convert else value)
+            )
+        statement = sqlite.insert(table).values(literals).on_conflict_do_nothing()
+        # inline(): no RETURNING of the new ids, which an executemany cannot return.
+        compiled = statement.inline().compile(dialect=dialect, column_keys=list(names))
+        assert compiled.positiontup == list(names), compiled.positiontup
+        connection.exec_driver_sql(str(compiled), rows)
+        return
+    every = [*batch, *names]
+    parameters = [(*batch.values(), *row) for row in rows]
+    _insert_ignoring_duplicates(connection, table, every, parameters, converted=names)
+
+
+def _sqlite_literal(value: Any) -> str:
+    """``value`` (an int or a text without quotes: an id, a stored time) as an SQLite
+    literal.
+
+    Raises:
+        TypeError: any other value.
+    """
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and "'" not in value:
+        return f"'{value}'"
+    raise TypeError(f"not a literal the store writes: {value!r}")
 
 
 def schedule_games(session: Session, tournament_id: int, games: Iterable[PlannedGame]) -> None:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import gc
 import io
+import itertools
+import operator
 import pickle
 import signal
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,13 +28,14 @@ from sqlmodel import Session, select
 
 from arena.errors import ArenaError, ConfigError
 from arena.play.deals import DealOrder, deal_index
-from arena.play.results import FinishedGame, PlannedGame, PlayedGame
+from arena.play.results import FinishedGame, PlannedGame
 from arena.play.runner import TimeControl
 from arena.play.time_control import config_time_controls
 from arena.ratings import RatingError
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope, with_retries
 from arena.store.games import (
+    GAME_ROW_COLUMNS,
     count_stored,
     drop_unplayed,
     get_tournament,
@@ -44,7 +48,7 @@ from arena.store.games import (
     scheduled_seeds,
     set_generated_schedule,
     set_status,
-    store_games,
+    store_rows,
     stored_indexes,
     unplayed_games,
     write_driver_state,
@@ -62,6 +66,7 @@ from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.execution import (
     ChunkResult,
+    GameKind,
     TournamentContext,
     forfeited_game,
     make_executor,
@@ -76,7 +81,7 @@ from arena.tournament.progress import (
     ProgressDisplay,
     Standings,
 )
-from arena.tournament.scheduling import GeneratedSchedule, Scheduler
+from arena.tournament.scheduling import GeneratedSchedule, ScheduledRange, Scheduler
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -242,9 +247,11 @@ class _Buffer:
     statistics: LiveStatistics
     health: BotHealth
     test: PairedSprt | None = None
-    games: list[PlayedGame] = field(default_factory=list)
+    chunks: list[ChunkResult] = field(default_factory=list)
+    waiting: int = 0
+    """The games of ``chunks``."""
     counted: int = 0
-    """Of ``games``, those the standings and live statistics hold."""
+    """Of ``chunks``, those the standings and live statistics hold."""
     stored_before: int = 0
     """Games stored before this run (the state counts them too)."""
     stored: int = 0
@@ -255,40 +262,60 @@ class _Buffer:
     lease_lost: bool = False
     """A batch found the lease taken over: nothing more is stored by this driver."""
 
-    def add(self, games: list[PlayedGame]) -> None:
-        self.games.extend(games)
-        self.played_now += len(games)
+    def add(self, chunk: ChunkResult) -> None:
+        self.chunks.append(chunk)
+        self.waiting += len(chunk)
+        self.played_now += len(chunk)
         if self.test is not None:
-            self.test.add(games)
+            self.test.add(chunk.games)
             self.count()  # each refit shows the test as of its own games
 
     def count(self) -> None:
-        """Bring the standings and live statistics up to the games added."""
-        games = self.games[self.counted :]
-        if games:
-            counted = self.standings.add_all(games)
-            self.statistics.add_all(games, counted, tournament=self.tournament_id)
-            self.counted = len(self.games)
+        """Bring the standings and live statistics up to the games added: each kind of
+        game counted once, the live statistics given each game's deal seed and kind."""
+        chunks = self.chunks[self.counted :]
+        if not chunks:
+            return
+        numbers: dict[GameKind, int] = {}
+        kind_of: list[int] = []
+        seeds: list[int] = []
+        for chunk in chunks:
+            kinds, of_game = chunk.kinds
+            renumbered = [numbers.setdefault(kind, len(numbers)) for kind in kinds]
+            kind_of += map(renumbered.__getitem__, of_game)
+            seeds += map(_seed_of_row, chunk.rows.games)
+        kinds = list(numbers)
+        times = Counter(kind_of)
+        how = self.standings.add_kinds(kinds, [times[number] for number in range(len(kinds))])
+        self.statistics.add_kinds(
+            seeds,
+            kind_of,
+            [(kind[0], kind[1], counted) for kind, counted in zip(kinds, how, strict=True)],
+            tournament=self.tournament_id,
+            games=lambda: [game for chunk in chunks for game in chunk.games],
+        )
+        self.counted = len(self.chunks)
 
     def due(self) -> bool:
-        return len(self.games) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
+        return self.waiting >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS
 
     def flush(self) -> None:
         self.count()
-        if self.games and not self.lease_lost:
-            batch = self.games
+        if self.chunks and not self.lease_lost:
+            batch, games = self.chunks, self.waiting
             try:
-                with_retries(lambda: self._store(batch))
+                with_retries(lambda: self._store(batch, games))
             except _LeaseLostError:
                 self.lease_lost = True  # the batch stays unstored: the new holder plays it
             else:
-                self.stored += len(batch)
-        self.games = []
+                self.stored += games
+        self.chunks = []
+        self.waiting = 0
         self.counted = 0
         self.last_flush = time.monotonic()
 
-    def _store(self, games: list[PlayedGame]) -> None:
-        counted = self.stored_before + self.stored + len(games)
+    def _store(self, chunks: list[ChunkResult], games: int) -> None:
+        counted = self.stored_before + self.stored + games
         with session_scope(self.engine) as session:
             if self.lease_token is not None and not holds_lease(
                 session, self.tournament_id, self.lease_token
@@ -296,7 +323,7 @@ class _Buffer:
                 # Taken over (this driver was presumed dead): the new holder plays
                 # these games and owns the state; storing them here could overwrite it.
                 raise _LeaseLostError(self.tournament_id)
-            store_games(session, self.tournament_id, games)
+            store_rows(session, self.tournament_id, [chunk.rows for chunk in chunks])
             write_driver_state(session, self.tournament_id, counted, self.running_state())
 
     def running_state(self) -> bytes:
@@ -508,8 +535,10 @@ class TournamentRunner:
         are never handed out again). A generated schedule's page is its games less the
         stored ones."""
         if self.schedule is not None:
-            yield from self._unplayed_generated(self.schedule)
-            return
+            return _GeneratedUnplayed(self.engine, self.tournament_id, self.schedule)
+        return self._unplayed_written()
+
+    def _unplayed_written(self) -> Iterator[PlannedGame]:
         after = -1
         while True:
             with Session(self.engine) as session:
@@ -518,16 +547,6 @@ class TournamentRunner:
             if len(page) < PAGE_GAMES:
                 return
             after = page[-1].index
-
-    def _unplayed_generated(self, schedule: GeneratedSchedule) -> Iterator[PlannedGame]:
-        for first in range(0, len(schedule), PAGE_GAMES):
-            stop = first + PAGE_GAMES
-            with Session(self.engine) as session:
-                stored = stored_indexes(session, self.tournament_id, first=first, stop=stop)
-            if len(stored) < PAGE_GAMES:
-                for planned in schedule.games(first, stop):
-                    if planned.index not in stored:
-                        yield planned
 
     def _stored(self) -> list[StoredGame]:
         with Session(self.engine) as session:
@@ -665,36 +684,32 @@ class TournamentRunner:
                 buffer.test is not None and buffer.test.decided
             )
 
-        def feed() -> Iterator[PlannedGame]:
+        def forfeited(planned: PlannedGame) -> bool:
             # Games of a bot suspended meanwhile are forfeited without being played.
-            for planned in pending:
-                if over():
-                    return
-                if not self.health.suspended:
-                    yield planned
-                    continue
-                offender = self.health.suspended_seat(planned.seats)
-                if offender is None:
-                    yield planned
-                    continue
-                bot_id = planned.seats[offender]
-                buffer.add(
-                    [
-                        forfeited_game(
-                            context,
-                            planned,
-                            offender,
-                            ForfeitReason.SUSPENDED,
-                            f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
-                        )
-                    ]
-                )
+            offender = self.health.suspended_seat(planned.seats)
+            if offender is None:
+                return False
+            bot_id = planned.seats[offender]
+            game = forfeited_game(
+                context,
+                planned,
+                offender,
+                ForfeitReason.SUSPENDED,
+                f"{self.bots[bot_id].label} is suspended: {self.health.why(bot_id)}",
+            )
+            buffer.add(ChunkResult([game], 0.0))
+            return True
+
+        feed = _Feed(iter(pending), self.health, forfeited, over)
 
         shown = [time.monotonic()]
 
         def handle(result: ChunkResult) -> bool:
-            buffer.add(result.games)
-            for bot_id, why in self.health.observe(result.games):
+            buffer.add(result)
+            kinds, of_game = result.kinds
+            times = Counter(of_game)
+            observed = [(StoredGame(0, 0, 0, *kind), times[n]) for n, kind in enumerate(kinds)]
+            for bot_id, why in self.health.observe_kinds(observed):
                 self._suspend(bot_id, why)
                 if self.format.paired_test:
                     self.stop_message = (
@@ -724,7 +739,7 @@ class TournamentRunner:
             return not over()
 
         buffer.played_now = 0
-        executor.run(context, feed(), handle, expected=scheduled - done_before)
+        executor.run(context, feed, handle, expected=scheduled - done_before)
         buffer.flush()
         if self.on_flush is not None:
             self.on_flush(buffer.stored)
@@ -825,6 +840,99 @@ class TournamentRunner:
         with session_scope(self.engine) as session:
             session.add_all(rows)
         return True
+
+
+_seed_of_row = operator.itemgetter(GAME_ROW_COLUMNS.index("seed"))
+
+
+class _GeneratedUnplayed(Iterator[PlannedGame]):
+    """A generated schedule's games without a stored result, a page at a time: a page's
+    stored games are read when it is reached (a page played whole is passed over), so
+    that games stored meanwhile are never handed out again. Handed out a game at a time,
+    or (:meth:`take`) as ranges a worker derives the games of."""
+
+    def __init__(self, engine: Engine, tournament_id: int, schedule: GeneratedSchedule):
+        self.engine = engine
+        self.tournament_id = tournament_id
+        self.schedule = schedule
+        self.next = 0
+        """The index of the next game to hand out, unless stored."""
+        self.page_stop = 0
+        self.stored: set[int] = set()
+        """Of the page ``next`` is in, the stored games."""
+        self._games: Iterator[PlannedGame] | None = None
+
+    def _page(self) -> bool:
+        """Enter the page of ``next`` once it leaves the last one; False when no games
+        are left."""
+        while self.next < len(self.schedule):
+            if self.next < self.page_stop:
+                return True
+            first = self.next - self.next % PAGE_GAMES
+            self.page_stop = first + PAGE_GAMES
+            with Session(self.engine) as session:
+                self.stored = stored_indexes(
+                    session, self.tournament_id, first=first, stop=self.page_stop
+                )
+            if len(self.stored) == PAGE_GAMES:
+                self.next = self.page_stop
+        return False
+
+    def __next__(self) -> PlannedGame:
+        while self._page():
+            if self._games is None:
+                self._games = self.schedule.games(self.next, self.page_stop)
+            for planned in self._games:
+                self.next = planned.index + 1
+                if planned.index not in self.stored:
+                    return planned
+            self._games = None
+        raise StopIteration
+
+    def take(self, size: int) -> ScheduledRange | None:
+        """The next unplayed games, ``size`` at most (the rest of a page at its end), as
+        a range; None when no games are left."""
+        self._games = None
+        while self._page():
+            stop = min(self.next + size, self.page_stop, len(self.schedule))
+            chunk = self.schedule.range(self.next, stop, self.stored)
+            self.next = stop
+            if len(chunk):
+                return chunk
+        return None
+
+
+@dataclass
+class _Feed(Iterator[PlannedGame]):
+    """The games to play as the executor draws them, a game at a time or (:meth:`take`)
+    a chunk at a time: none once the run is ``over``, and none of a bot suspended
+    meanwhile (``forfeited`` forfeits them, true when it did)."""
+
+    pending: Iterator[PlannedGame]
+    health: BotHealth
+    forfeited: Callable[[PlannedGame], bool]
+    over: Callable[[], bool]
+    ended: bool = False
+
+    def __next__(self) -> PlannedGame:
+        if not self.ended:
+            for planned in self.pending:
+                if self.over():
+                    break
+                if not self.health.suspended or not self.forfeited(planned):
+                    return planned
+        self.ended = True
+        raise StopIteration
+
+    def take(self, size: int) -> Sequence[PlannedGame] | None:
+        """Up to ``size`` games to play, None when there are no more. A generated
+        schedule's come as a range while no bot is suspended: the driver builds no game
+        (the chunk is drawn between results, so the run cannot end halfway through it)."""
+        if self.ended or not isinstance(self.pending, _GeneratedUnplayed) or self.health.suspended:
+            return list(itertools.islice(self, size)) or None
+        chunk = None if self.over() else self.pending.take(size)
+        self.ended = chunk is None
+        return chunk
 
 
 @contextmanager

@@ -38,9 +38,10 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.optional import require
 from arena.play.records import RecordWriter, new_record
-from arena.play.results import PlannedGame, PlayedGame, played_values
+from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_outcome
 from arena.players.loader import BotLoadError, BotSpec, instantiate
+from arena.store.games import GameRows, game_rows, played_games
 from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
 from engines.core import State
@@ -122,20 +123,80 @@ class TournamentContext:
         return state
 
 
-@dataclass
+GameKind = tuple[Any, ...]
+"""What counting a game needs of it (:meth:`ChunkResult.kinds`): its seats, places,
+returns, termination, offender, forfeit reason and status."""
+
+
 class ChunkResult:
-    games: list[PlayedGame]
-    seconds: float
+    """A chunk's games, played in ``seconds``: as values (``games``) where they were
+    played; sent to the driver, as what it does with them: the rows it stores
+    (``rows``) and the kinds of game the standings, the live statistics and the bots'
+    health count (``kinds``). A chunk of random games holds a few kinds, so the driver
+    counts each kind once, not each game, and stores the games without converting
+    them: the worker did. Each form is made from the other when first asked for."""
+
+    def __init__(self, games: list[PlayedGame], seconds: float) -> None:
+        self._games: list[PlayedGame] | None = games
+        self.seconds = seconds
+        self._rows: GameRows | None = None
+        self._kinds: tuple[list[GameKind], list[int]] | None = None
+
+    @classmethod
+    def received(
+        cls, rows: GameRows, kinds: tuple[list[GameKind], list[int]], seconds: float
+    ) -> ChunkResult:
+        result = cls.__new__(cls)
+        result._games, result.seconds, result._rows, result._kinds = None, seconds, rows, kinds
+        return result
+
+    def __len__(self) -> int:
+        return len(self._games) if self._games is not None else len(self.rows)
+
+    @property
+    def games(self) -> list[PlayedGame]:
+        if self._games is None:
+            self._games = played_games(self.rows)
+        return self._games
+
+    @property
+    def rows(self) -> GameRows:
+        """The games' rows as the store writes them (:func:`~arena.store.games.game_rows`)."""
+        if self._rows is None:
+            self._rows = game_rows(self.games)
+        return self._rows
+
+    @property
+    def kinds(self) -> tuple[list[GameKind], list[int]]:
+        """The distinct kinds of game (:data:`GameKind`), in the order of their first
+        game, and each game's kind by its number there."""
+        if self._kinds is None:
+            numbers: dict[GameKind, int] = {}
+            of_game = [
+                numbers.setdefault(
+                    (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status),
+                    len(numbers),
+                )
+                for g in self.games
+            ]
+            self._kinds = list(numbers), of_game
+        return self._kinds
 
     def __reduce__(self) -> tuple[Callable[..., ChunkResult], tuple[Any, ...]]:
-        # A chunk goes from worker to driver with up to a thousand games: as a tuple of
-        # values per game it pickles and unpickles at a fraction of the cost of the
-        # objects, each with its dictionary of fields.
-        return _chunk_result, ([played_values(game) for game in self.games], self.seconds)
+        # A chunk goes from worker to driver with up to a thousand games: as the rows
+        # the driver stores and the kinds it counts, so that it neither builds an object
+        # per game nor converts a game's values for the database.
+        rows = self.rows
+        return _chunk_result, (rows.games, rows.seats, self.kinds, self.seconds)
 
 
-def _chunk_result(rows: list[tuple[Any, ...]], seconds: float) -> ChunkResult:
-    return ChunkResult([PlayedGame.from_values(row) for row in rows], seconds)
+def _chunk_result(
+    games: list[tuple[Any, ...]],
+    seats: list[tuple[Any, ...]],
+    kinds: tuple[list[GameKind], list[int]],
+    seconds: float,
+) -> ChunkResult:
+    return ChunkResult.received(GameRows(games, seats), kinds, seconds)
 
 
 _bot_cache: dict[tuple[str, int, int], Bot] = {}
@@ -269,7 +330,7 @@ class ChunkSizer:
     seconds: float = 0.0
 
     def observe(self, result: ChunkResult) -> None:
-        self.games += len(result.games)
+        self.games += len(result)
         self.seconds += result.seconds
 
     def size(self) -> int:
@@ -438,7 +499,7 @@ def _use_cluster_token() -> None:
 
 @dataclass
 class _Chunk:
-    games: list[PlannedGame]
+    games: Sequence[PlannedGame]
     attempts: int = 0
 
 
@@ -490,7 +551,7 @@ class ProcessExecutor:
             self._pool.append(self._start_worker())
         for worker in self._pool:
             _send(worker, ("context", context))
-        chunks = _chunks(games, self.sizer)
+        chunks = _drawn_chunks(games, self.sizer)
         again: deque[_Chunk] = deque()
         finished = False
         try:
@@ -606,7 +667,21 @@ def _send(worker: _Worker, message: tuple[str, Any]) -> None:
         worker.connection.send(message)
 
 
-def _next_chunk(chunks: Iterator[list[PlannedGame]]) -> _Chunk | None:
+def _drawn_chunks(
+    games: Iterable[PlannedGame], sizer: ChunkSizer
+) -> Iterator[Sequence[PlannedGame]]:
+    """:func:`_chunks`, but from games that hand out chunks themselves (``take(size)``,
+    None at the end: the driver's, whose generated schedule's chunks are ranges a
+    worker derives its games from), those."""
+    take: Callable[[int], Sequence[PlannedGame] | None] | None = getattr(games, "take", None)
+    if take is None:
+        yield from _chunks(games, sizer)
+        return
+    while (chunk := take(sizer.size())) is not None:
+        yield chunk
+
+
+def _next_chunk(chunks: Iterator[Sequence[PlannedGame]]) -> _Chunk | None:
     games = next(chunks, None)
     return None if games is None else _Chunk(games)
 

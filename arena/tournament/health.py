@@ -37,15 +37,20 @@ class BotHealth:
 
     def observe(self, games: Iterable[SeatFaults]) -> list[tuple[int, str]]:
         """Count the games; returns the bots suspended because of them, with why."""
+        return self.observe_kinds((game, 1) for game in games)
+
+    def observe_kinds(self, kinds: Iterable[tuple[SeatFaults, int]]) -> list[tuple[int, str]]:
+        """:meth:`observe` for games alike in what it counts: each kind of game with how
+        many games of it there were, in the order of their first game."""
         touched: set[int] = set()
-        for game in games:
+        for game, times in kinds:
             if game.reason == ForfeitReason.SUSPENDED or game.status == GameStatus.ERROR:
                 continue
             for seat, bot in enumerate(game.seats):
-                self.games[bot] += 1
+                self.games[bot] += times
                 touched.add(bot)
                 if game.offender == seat and game.reason in CRASH_REASONS:
-                    self.crashes[bot] += 1
+                    self.crashes[bot] += times
         newly = []
         for bot in sorted(touched):
             played, crashed = self.games[bot], self.crashes[bot]

@@ -12,10 +12,12 @@ and at game 100,000 and gives the figures ``arena report`` gives for the same ga
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -71,18 +73,25 @@ class Standings:
 
     def add_all(self, games: Sequence[CountedGame]) -> list[Standing]:
         """Count ``games`` (a chunk of them), those alike in everything counted (seats,
-        places, returns, how they ended) at once; returns how each counted. A chunk of
-        random games holds a few kinds of game: counting each kind once costs the driver
-        a microsecond a game instead of ten."""
+        places, returns, how they ended) at once; returns how each counted."""
         kinds = [
             (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
             for g in games
         ]
-        counted = {
-            kind: self.tallies.add(StoredGame(0, 0, 0, *kind), self.builtin, times)
-            for kind, times in Counter(kinds).items()
-        }
+        times = Counter(kinds)
+        counted = dict(zip(times, self.add_kinds(list(times), list(times.values())), strict=True))
         return [counted[kind] for kind in kinds]
+
+    def add_kinds(self, kinds: Sequence[tuple[Any, ...]], times: Sequence[int]) -> list[Standing]:
+        """Count ``times[k]`` games of each kind ``kinds[k]`` (its seats, places,
+        returns, termination, offender, forfeit reason and status), in that order;
+        returns how each kind counted. A chunk of random games holds a few kinds of
+        game: counting each kind once costs the driver a microsecond a game instead of
+        ten."""
+        return [
+            self.tallies.add(StoredGame(0, 0, 0, *kind), self.builtin, count)
+            for kind, count in zip(kinds, times, strict=True)
+        ]
 
     def ranked(self, *, solitaire: bool = False) -> list[tuple[str, Tally]]:
         """Bots by score % (solitaire: mean score), best first."""
@@ -165,55 +174,83 @@ class LiveStatistics:
         """:meth:`add` for a chunk of games (``counted`` as the standings counted each):
         a table's games of one deal go to the live Elo together, and the refits fall
         on the same games as game by game."""
+        numbers: dict[tuple[Any, ...], int] = {}
+        kind_of = [
+            numbers.setdefault((g.seats, g.ranking, how), len(numbers))
+            for g, how in zip(games, counted, strict=True)
+        ]
+        self.add_kinds(
+            [g.seed for g in games],
+            kind_of,
+            list(numbers),
+            tournament=tournament,
+            games=lambda: games,
+        )
+
+    def add_kinds(
+        self,
+        seeds: Sequence[int],
+        kind_of: Sequence[int],
+        kinds: Sequence[tuple[tuple[int, ...], tuple[int, ...], Standing]],
+        *,
+        tournament: int,
+        games: Callable[[], Sequence[IndexedGame]],
+    ) -> None:
+        """:meth:`add_all` for games given by their deal seeds and kinds: game ``i`` of
+        the kind ``kinds[kind_of[i]]``, its seats, places and how it counted (what games
+        of two or more seats need; ``games`` gives them whole for games of one seat).
+        What a kind gives the live Elo is worked out once, not per game."""
         if not self.enabled:
             return
         if self.elo is None or self.seats == 1:
-            for game, how in zip(games, counted, strict=True):
-                self.add(game, how, tournament=tournament)
+            for game, kind in zip(games(), kind_of, strict=True):
+                self.add(game, kinds[kind][2], tournament=tournament)
             return
-        start = 0
-        for end, how in enumerate(counted, start=1):
-            if how is Standing.RATED:
-                self.rated += 1
-                if self.rated % self.interval == 0 and self._refit_due():
-                    self._add_tables(games[start:end], counted[start:end], tournament)
-                    start = end
-                    self.refit()
-        self._add_tables(games[start:], counted[start:], tournament)
+        rated = [kinds[kind][2] is Standing.RATED for kind in kind_of]
+        # The games at which the rated count reaches a multiple of the interval: a
+        # refit, when due, shows the games up to there.
+        at = list(itertools.compress(range(1, len(rated) + 1), rated))
+        before, start = self.rated, 0
+        for number in range((-before - 1) % self.interval, len(at), self.interval):
+            self.rated = before + number + 1
+            if self._refit_due():
+                end = at[number]
+                self._add_tables(seeds[start:end], kind_of[start:end], kinds, tournament)
+                start = end
+                self.refit()
+        self.rated = before + len(at)
+        self._add_tables(seeds[start:], kind_of[start:], kinds, tournament)
 
     def _add_tables(
-        self, games: Sequence[IndexedGame], counted: Sequence[Standing], tournament: int
+        self,
+        seeds: Sequence[int],
+        kind_of: Sequence[int],
+        kinds: Sequence[tuple[tuple[int, ...], tuple[int, ...], Standing]],
+        tournament: int,
     ) -> None:
-        """Games of two or more seats into the live Elo, a rotation at a time, and the
-        rotations they complete closed (``rated`` is counted by the caller)."""
+        """Games of two or more seats (:meth:`add_kinds`) into the live Elo, a rotation
+        at a time, and the rotations they complete closed (``rated`` is counted by the
+        caller)."""
         assert self.elo is not None
         elo = self.elo
         numbers = {bot: elo.number(label) for bot, label in self.labels.items()}
+        given = [
+            (
+                tuple(sorted(players)),
+                _results(players, ranking, numbers) if how is Standing.RATED else [],
+            )
+            for players, ranking, how in kinds
+        ]
         rotations: dict[Hashable, tuple[list[tuple[int, int, float]], list[int]]] = {}
-        for game, how in zip(games, counted, strict=True):
-            group = (tournament, game.seed, tuple(sorted(game.seats)))
+        for seed, kind in zip(seeds, kind_of, strict=True):
+            table, results = given[kind]
+            group = (tournament, seed, table)
             held = rotations.get(group)
             if held is None:
                 held = rotations[group] = ([], [0])
             held[1][0] += 1
-            if how is not Standing.RATED:
-                continue
-            players, ranking = game.seats, game.ranking
-            if len(players) == 2:
-                first, second = numbers[players[0]], numbers[players[1]]
-                if first != second:
-                    mine, theirs = ranking
-                    held[0].append(
-                        (first, second, 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
-                    )
-                continue
-            names = [numbers[bot] for bot in players]
-            held[0].extend(
-                (names[a], names[b], _score(ranking[a], ranking[b]))
-                for a in range(len(names))
-                for b in range(a + 1, len(names))
-                if names[a] != names[b]
-            )
+            if results:
+                held[0].extend(results)
         size = self.seats
         for table_deal, (results, (seen,)) in rotations.items():
             elo.add_numbered(results, table_deal)
@@ -346,6 +383,26 @@ class LiveStatistics:
         if self.sprt is not None:
             table.caption = self.sprt.describe()
         return table
+
+
+def _results(
+    players: tuple[int, ...], ranking: tuple[int, ...], numbers: Mapping[int, int]
+) -> list[tuple[int, int, float]]:
+    """A rated game's results for the live Elo: one per pair of seats of different
+    players, by their numbers, the first's score."""
+    if len(players) == 2:
+        first, second = numbers[players[0]], numbers[players[1]]
+        if first == second:
+            return []
+        mine, theirs = ranking
+        return [(first, second, 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)]
+    names = [numbers[bot] for bot in players]
+    return [
+        (names[a], names[b], _score(ranking[a], ranking[b]))
+        for a in range(len(names))
+        for b in range(a + 1, len(names))
+        if names[a] != names[b]
+    ]
 
 
 def _score(mine: int, theirs: int) -> float:

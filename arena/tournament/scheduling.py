@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
-from typing import Protocol
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol, overload
 
 from arena.play.results import FinishedGame, PlannedGame
 from engines.seeding import derive_seed
@@ -147,6 +148,7 @@ class GeneratedSchedule:
                 for pattern in range(len(orders[0]) if orders else 1)
             ]
         self.per_round = len(self._patterns[0])
+        self._cycle = [seats for pattern in self._patterns for seats in pattern]
 
     @classmethod
     def of_tables(
@@ -169,17 +171,63 @@ class GeneratedSchedule:
         """The games with indexes from ``start`` up to (not including) ``stop``."""
         stop = len(self) if stop is None else min(stop, len(self))
         index = max(start, 0)
-        while index < stop:
-            round_number, offset = divmod(index, self.per_round)
-            seed = deal_seed(self.seed, round_number)
-            pattern = self._patterns[round_number % len(self._patterns)]
-            for seats in pattern[offset : offset + stop - index]:
-                yield PlannedGame(index, seed, seats)
-                index += 1
+        while index < stop:  # a round at a time: a million games in the memory of one
+            end = min(stop, (index // self.per_round + 1) * self.per_round)
+            yield from self.range(index, end)
+            index = end
+
+    def range(self, start: int, stop: int, skip: Collection[int] = ()) -> ScheduledRange:
+        """The games from ``start`` up to (not including) ``stop``, but those of
+        ``skip``, as a worker is sent them (:class:`ScheduledRange`)."""
+        start, stop = max(start, 0), min(stop, len(self))
+        # Round r seats its games as pattern r mod (k - 1)!: the patterns in turn repeat
+        # every len(patterns) rounds, so a range's seats are a slice of them repeated.
+        cycle = self._cycle
+        first = start % len(cycle) if cycle else 0
+        count = max(stop - start, 0)
+        seats = list(itertools.islice(itertools.cycle(cycle), first, first + count))
+        skipped = frozenset(i for i in skip if start <= i < stop)
+        return ScheduledRange(self.seed, self.per_round, start, seats, skipped)
 
     def seeds(self) -> list[int]:
         """The distinct deal seeds, in the order of their first game."""
         return list(dict.fromkeys(deal_seed(self.seed, r) for r in range(self.rounds)))
+
+
+@dataclass(frozen=True)
+class ScheduledRange(Sequence[PlannedGame]):
+    """Games of a generated schedule, from ``first`` on but those in ``skip``, as a
+    worker is sent them: their seats, the tournament's seed and its games per round
+    (a round's deal seed derives from them). The games are made when iterated, where
+    they are played: the driver, which hands out every game, builds none of them and
+    derives no seed."""
+
+    seed: int
+    per_round: int
+    first: int
+    seats: list[tuple[int, ...]]
+    skip: frozenset[int] = frozenset()
+
+    def __iter__(self) -> Iterator[PlannedGame]:
+        skip, per_round = self.skip, self.per_round
+        round_number, seed = -1, 0
+        for index, seats in enumerate(self.seats, self.first):
+            if index in skip:
+                continue
+            if index // per_round != round_number:
+                round_number = index // per_round
+                seed = deal_seed(self.seed, round_number)
+            yield PlannedGame(index, seed, seats)
+
+    def __len__(self) -> int:
+        return len(self.seats) - len(self.skip)
+
+    @overload
+    def __getitem__(self, position: int) -> PlannedGame: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[PlannedGame]: ...
+    def __getitem__(self, position: int | slice) -> PlannedGame | list[PlannedGame]:
+        return list(self)[position]  # rarely: a failed chunk's games named
 
 
 class FixedScheduler:

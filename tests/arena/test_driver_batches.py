@@ -3,11 +3,18 @@ game by game; the default interval's refits come at most every REFIT_SECONDS."""
 
 from __future__ import annotations
 
+import pickle
 import random
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
+from arena.play.results import PlayedGame
 from arena.store.tally import Standing, StoredGame
+from arena.tournament import driver
+from arena.tournament.execution import ChunkResult
+from arena.tournament.health import BotHealth
 from arena.tournament.progress import LiveStatistics, Standings
 from arena.tournament.scheduling import round_robin_tables, schedule_tables
 
@@ -69,6 +76,9 @@ def test_a_batch_counts_as_game_by_game(seats: int) -> None:
         stats.add_all(part, batched.add_all(part), tournament=7)
 
     assert batched.tallies == one.tallies
+    # What a driver stores of them too (its state), byte for byte.
+    assert pickle.dumps(batched.tallies) == pickle.dumps(one.tallies)
+    assert pickle.dumps(stats.running_state()) == pickle.dumps(one_stats.running_state())
     assert Standing.UNPLAYED in one.tallies.games and Standing.HOST_FAULT in one.tallies.games
     assert stats.rated == one_stats.rated and stats._open == one_stats._open == {}
     assert stats.take_lines() == lines and len(lines) == one_stats.rated // 7
@@ -78,6 +88,61 @@ def test_a_batch_counts_as_game_by_game(seats: int) -> None:
     expected, _ = one_stats.elo.fit()
     assert ratings.elo.tolist() == pytest.approx(expected.elo.tolist(), abs=1e-9)
     assert ratings.lower.tolist() == pytest.approx(expected.lower.tolist(), abs=1e-9)
+
+
+def as_data(value: Any) -> Any:
+    """``value`` as what its pickle holds: every dictionary in its order, every object
+    as its type and fields."""
+    if isinstance(value, dict):
+        return [(key, as_data(item)) for key, item in value.items()]
+    if isinstance(value, list | tuple):
+        return [as_data(item) for item in value]
+    if hasattr(value, "__dict__"):
+        return (type(value).__name__, as_data(vars(value)))
+    return value
+
+
+def as_played(game: StoredGame) -> PlayedGame:
+    seats = (game.index, game.seed, game.seats)
+    outcome = (game.returns, game.ranking, game.termination, game.offender, game.reason)
+    return PlayedGame.from_values((*seats, game.status, *outcome, "{}", 0.0, "w"))
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_driver_counts_chunks_received_from_workers_as_game_by_game(seats: int) -> None:
+    """Chunks as they arrive from worker processes (their rows and kinds of game),
+    counted a few at a time, give the state of every game counted one by one."""
+    games = played(seats, 30, seed=seats)
+    one = Standings(LABELS, {4})
+    one_stats = LiveStatistics(LABELS, seats=seats, interval=7)
+    one_health = BotHealth(0.2)
+    for game in games:
+        one_stats.add(game, one.add(game), tournament=7)
+    rng = random.Random(seats)
+    buffer = driver._Buffer(
+        sa.create_engine("sqlite://"),
+        7,
+        Standings(LABELS, {4}),
+        LiveStatistics(LABELS, seats=seats, interval=7),
+        BotHealth(0.2),
+    )
+    for part in chunks(games, rng):
+        one_health.observe(part)
+        sent = ChunkResult([as_played(game) for game in part], 0.1)
+        received = pickle.loads(pickle.dumps(sent))
+        buffer.add(received)
+        kinds, of_game = received.kinds
+        buffer.health.observe_kinds(
+            (StoredGame(0, 0, 0, *kind), of_game.count(number)) for number, kind in enumerate(kinds)
+        )
+        if rng.random() < 0.3:
+            buffer.count()
+    buffer.count()
+    assert as_data(buffer.standings.tallies) == as_data(one.tallies)
+    assert as_data(buffer.statistics.running_state()) == as_data(one_stats.running_state())
+    assert buffer.statistics.take_lines() == one_stats.take_lines()
+    assert (buffer.health.games, buffer.health.crashes) == (one_health.games, one_health.crashes)
+    assert list(buffer.health.games) == list(one_health.games)
 
 
 def test_refits_closer_than_min_seconds_are_skipped_and_the_last_games_stay_stale() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,18 @@ def test_the_generator_gives_the_written_schedules_games_from_any_index(
     assert schedule.seeds() == list(dict.fromkeys(g.seed for g in old))
     for start, stop in itertools.combinations(range(len(old) + 2), 2):
         assert list(schedule.games(start, stop)) == old[start:stop]
+        skip = set(range(start, stop, 3))
+        chunk = schedule.range(start, stop, skip | {stop})
+        kept = [g for g in old[start:stop] if g.index not in skip]
+        assert list(chunk) == kept and len(chunk) == len(kept)
+        assert list(pickle.loads(pickle.dumps(chunk))) == kept
+
+
+def test_a_range_travels_as_its_seats_not_as_games() -> None:
+    schedule = GeneratedSchedule.of_tables([(1, 2), (1, 3), (2, 3)], games_per_table=400, seed=3)
+    sent = pickle.dumps(schedule.range(100, 1100))
+    assert b"PlannedGame" not in sent and len(sent) < 8 * 1000
+    assert pickle.loads(sent)[0] == next(schedule.games(100, 101))
 
 
 def test_the_solitaire_generator_gives_the_written_schedules_games() -> None:
@@ -217,12 +230,15 @@ def delete_games(engine: Engine, tournament_id: int, indexes: list[int]) -> None
         connection.execute(sa.text("UPDATE tournament SET status = 'interrupted'"))
 
 
-@pytest.mark.parametrize("written", [False, True])
+@pytest.mark.parametrize(
+    ("written", "executor"), [(False, "local"), (True, "local"), (False, "processes")]
+)
 def test_a_resume_after_a_kill_plays_exactly_the_missing_games(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: bool, executor: str
 ) -> None:
     """A driver killed with batches in flight loses games below and above the last one
-    stored: the resume plays those alone, across pages of the schedule."""
+    stored: the resume plays those alone, across pages of the schedule (worker
+    processes are sent ranges of a generated schedule, less the stored games)."""
     monkeypatch.setattr(driver, "PAGE_GAMES", 8)
     engine = open_database(str(tmp_path / "arena.db"))
     settings = {**CONFIGS["round robin"], "games": 12}  # 36 games
@@ -233,8 +249,14 @@ def test_a_resume_after_a_kill_plays_exactly_the_missing_games(
 
     missing = [0, 5, 7, 8, 9, 15, 16, 31, 35]
     delete_games(engine, tournament_id, missing)
-    resumed = TournamentRunner(engine, tournament_id, console=QUIET)
+    resumed = TournamentRunner(engine, tournament_id, console=QUIET, executor=executor)
     assert [g.index for g in resumed._unplayed()] == missing
+    if not written:  # handed out as ranges too, and a game at a time between them
+        unplayed: Any = resumed._unplayed()
+        handed = [g.index for g in unplayed.take(3)] + [next(unplayed).index]
+        while (chunk := unplayed.take(2)) is not None:
+            handed += [g.index for g in chunk]
+        assert handed == missing
     summary = resumed.run()
     assert (summary.status, summary.stored, summary.played_now) == ("completed", 36, len(missing))
     assert rows(engine, GAMES) == everything

@@ -103,8 +103,8 @@ def _played(index: int) -> PlayedGame:
     )
 
 
-def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
-    engine = open_database(db_url)
+def two_bots_playing(engine: sa.Engine, tournaments: int = 1) -> None:
+    """Bots 1 and 2 and ``tournaments`` running tournaments (ids from 1) of theirs."""
     with writer(engine).begin() as connection:
         connection.execute(
             sa.text(
@@ -115,13 +115,19 @@ def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
                 "(2, 'b', 1, 'koenigsgarten', 'builtin', 'random', '{}', 'h2', '2026-01-01', false)"
             )
         )
-        connection.execute(
-            sa.text(
-                "INSERT INTO tournament (id, name, game, options, format, config, seed, "
-                "status, scheduled, created) VALUES (1, 't', 'koenigsgarten', '{}', "
-                "'round-robin', '{}', 1, 'running', 3, '2026-01-01')"
+        for tournament_id in range(1, tournaments + 1):
+            connection.execute(
+                sa.text(
+                    "INSERT INTO tournament (id, name, game, options, format, config, seed, "
+                    f"status, scheduled, created) VALUES ({tournament_id}, 't', "
+                    "'koenigsgarten', '{}', 'round-robin', '{}', 1, 'running', 3, '2026-01-01')"
+                )
             )
-        )
+
+
+def test_storing_a_game_twice_keeps_one_copy(db_url: str) -> None:
+    engine = open_database(db_url)
+    two_bots_playing(engine)
     with session_scope(engine) as session:
         store_games(session, 1, [_played(0), _played(1)])
     with session_scope(engine) as session:

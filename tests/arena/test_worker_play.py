@@ -15,7 +15,7 @@ import pytest
 
 from arena.play import runner
 from arena.play.records import RecordWriter, new_record
-from arena.play.results import PlannedGame, PlayedGame
+from arena.play.results import PlannedGame, PlayedGame, played_values
 from arena.play.runner import TimeControl, play_game
 from arena.players.loader import BotSource, BotSpec
 from arena.tournament import execution
@@ -90,7 +90,7 @@ def played_the_general_way(context: TournamentContext, planned: PlannedGame) -> 
 def without_duration(game: PlayedGame) -> PlayedGame:
     record = re.sub(r'"duration":[0-9.e-]+\}$', '"duration":0}', game.record)
     assert record != game.record, game.record
-    return PlayedGame.from_values((*execution.played_values(game)[:9], record, 0.0, game.worker))
+    return PlayedGame.from_values((*played_values(game)[:9], record, 0.0, game.worker))
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -104,8 +104,8 @@ def test_a_chunk_plays_every_game_as_the_general_path_does(
     assert [without_duration(one) for one in fast] == [without_duration(one) for one in general]
     # Equal values of the same types: the store and the standings read them as before.
     for one, other in zip(fast, general, strict=True):
-        assert [type(value) for value in execution.played_values(one)] == [
-            type(value) for value in execution.played_values(other)
+        assert [type(value) for value in played_values(one)] == [
+            type(value) for value in played_values(other)
         ]
     illegal = [one for one in fast if one.reason is ForfeitReason.ILLEGAL_ACTION]
     assert illegal and all(one.status == "forfeit" for one in illegal)
