@@ -127,8 +127,10 @@ class RecordWriter:
         deal: Mapping[str, Any],
         outcome: Outcome,
         duration: float,
+        outcome_json: str | None = None,
     ) -> str:
-        """The record of ``state``'s game, as :func:`new_record` builds it, as JSON text."""
+        """The record of ``state``'s game, as :func:`new_record` builds it, as JSON text.
+        ``outcome_json``: :meth:`outcome_json` of ``outcome``, when the caller has it."""
         encoded = self._players.get(players)
         if encoded is None:
             encoded = self._players[players] = _json(list(players))
@@ -140,8 +142,14 @@ class RecordWriter:
         return (
             f'{self._head}{state.num_seats},"seed":{_json(state.seed)},"players":{encoded},'
             f'"deal":{_json(dict(deal))},"actions":[{actions}],'
-            f'"outcome":{_json(outcome.to_dict())},"duration":{_json(round(duration, 6))}}}'
+            f'"outcome":{outcome_json or self.outcome_json(outcome)},'
+            f'"duration":{_json(round(duration, 6))}}}'
         )
+
+    @staticmethod
+    def outcome_json(outcome: Outcome) -> str:
+        """``outcome`` as a record holds it, as JSON text."""
+        return _json(outcome.to_dict())
 
     def _pair(self, pair: tuple[int, Any]) -> str:
         text = self._pairs.get(pair)

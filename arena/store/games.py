@@ -106,7 +106,9 @@ def game_rows(games: Iterable[PlayedGame]) -> GameRows:
         )
         kind = made.get(key)
         if kind is None:
-            kind = made[key] = _converted_kind(g)
+            kind = made[key] = converted_kind(
+                seats, returns, ranking, g.status, g.termination, g.offender, g.reason
+            )
         shared, seated = kind
         index = g.index
         rows.append((index, g.seed, *shared, g.record, g.duration, g.worker))
@@ -115,24 +117,32 @@ def game_rows(games: Iterable[PlayedGame]) -> GameRows:
     return GameRows(rows, seat_rows)
 
 
-def _converted_kind(game: PlayedGame) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """Of ``game``'s row, the values from its seats to its forfeit reason, converted;
+def converted_kind(
+    seats: tuple[int, ...],
+    returns: tuple[float, ...],
+    ranking: tuple[int, ...],
+    status: GameStatus,
+    termination: Termination,
+    offender: int | None,
+    reason: ForfeitReason | None,
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """Of a game's row, the values from its seats to its forfeit reason, converted;
     and its seats' rows but the game's index (none for a host error)."""
-    status, reason = str(game.status), game.reason
+    word = str(status)
     shared = (
-        json.dumps(game.seats),
-        status,
-        json.dumps(game.returns),
-        json.dumps(game.ranking),
-        str(game.termination),
-        game.offender,
+        json.dumps(seats),
+        word,
+        json.dumps(returns),
+        json.dumps(ranking),
+        str(termination),
+        offender,
         None if reason is None else str(reason),
     )
-    if status == GameStatus.ERROR:
+    if word == GameStatus.ERROR:
         return shared, []
     seated = [
-        (seat, bot_id, game.returns[seat], game.ranking[seat], game.offender == seat)
-        for seat, bot_id in enumerate(game.seats)
+        (seat, bot_id, returns[seat], ranking[seat], offender == seat)
+        for seat, bot_id in enumerate(seats)
     ]
     return shared, seated
 

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -38,14 +38,14 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.optional import require
 from arena.play.records import RecordWriter, new_record
-from arena.play.results import PlannedGame, PlayedGame
+from arena.play.results import GameStatus, PlannedGame, PlayedGame
 from arena.play.runner import TimeControl, play_outcome
 from arena.players.loader import BotLoadError, BotSpec, instantiate
-from arena.store.games import GameRows, game_rows, played_games
+from arena.store.games import GameRows, converted_kind, game_rows, played_games
 from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
 from engines.core import State
-from engines.outcome import ForfeitReason
+from engines.outcome import ForfeitReason, Outcome
 from engines.registry import get_game
 
 TARGET_CHUNK_SECONDS = 0.5
@@ -252,6 +252,50 @@ class _ChunkPlayer:
         self.seatings = {}
 
     def play(self, planned: PlannedGame) -> PlayedGame:
+        """Play ``planned``; its result as a value."""
+        played = self._play(planned)
+        if isinstance(played, PlayedGame):
+            return played
+        state, labels, deal, outcome, duration, started = played
+        try:
+            record = self.records.encode(
+                state, players=labels, deal=deal, outcome=outcome, duration=duration
+            )
+        except Exception as exc:  # an engine's bad outcome or deal
+            return self._host_error(planned, labels, exc, started)
+        return PlayedGame.from_outcome(
+            planned, outcome, record=record, duration=round(duration, 6), worker=self.worker
+        )
+
+    def play_into(self, planned: PlannedGame, rows: _ChunkRows) -> None:
+        """Play ``planned`` into ``rows``: what :meth:`play` gives, as the rows the
+        driver stores, with no value built for the game."""
+        played = self._play(planned)
+        if isinstance(played, PlayedGame):
+            rows.add_game(played)
+            return
+        state, labels, deal, outcome, duration, started = played
+        try:
+            kind = rows.kind_of(planned.seats, outcome)
+            record = self.records.encode(
+                state,
+                players=labels,
+                deal=deal,
+                outcome=outcome,
+                duration=duration,
+                outcome_json=kind[3],
+            )
+        except Exception as exc:  # an engine's bad outcome or deal
+            rows.add_game(self._host_error(planned, labels, exc, started))
+            return
+        rows.add(planned, kind, record, round(duration, 6), self.worker)
+
+    def _play(
+        self, planned: PlannedGame
+    ) -> PlayedGame | tuple[State, tuple[str, ...], Mapping[str, Any], Outcome, float, float]:
+        """Play ``planned`` to its outcome: the state played, the players' labels, the
+        deal, the outcome, the seconds it took and when it started; or the game's result
+        when its bots could not load or the host failed."""
         started = time.perf_counter()
         context = self.context
         state = context.initial_state(planned, self.options)
@@ -272,21 +316,88 @@ class _ChunkPlayer:
             outcome, duration = play_outcome(
                 state, bots, options=self.bot_options, time_control=controls
             )
-            record = self.records.encode(
-                state, players=labels, deal=deal, outcome=outcome, duration=duration
-            )
         except Exception as exc:  # an engine bug must not take the tournament down
-            return PlayedGame.host_error(
-                planned,
-                game=context.game,
-                players=list(labels),
-                message=repr(exc),
-                duration=time.perf_counter() - started,
-                worker=self.worker,
-            )
-        return PlayedGame.from_outcome(
-            planned, outcome, record=record, duration=round(duration, 6), worker=self.worker
+            return self._host_error(planned, labels, exc, started)
+        return state, labels, deal, outcome, duration, started
+
+    def _host_error(
+        self, planned: PlannedGame, labels: tuple[str, ...], exc: Exception, started: float
+    ) -> PlayedGame:
+        return PlayedGame.host_error(
+            planned,
+            game=self.context.game,
+            players=list(labels),
+            message=repr(exc),
+            duration=time.perf_counter() - started,
+            worker=self.worker,
         )
+
+
+class _ChunkRows:
+    """A chunk's games, as they are played, straight into what the driver receives
+    (:class:`ChunkResult`): the rows it stores and the kinds it counts, no value built
+    per game. A kind of game is converted once, its outcome's JSON too (when it has no
+    details): the conversion's key holds the returns' and places' types, as
+    :func:`~arena.store.games.game_rows`'s does (1 == 1.0, but they are stored apart)."""
+
+    def __init__(self) -> None:
+        self.rows = GameRows([], [])
+        self.kinds: dict[GameKind, int] = {}
+        self.of_game: list[int] = []
+        self._converted: dict[tuple[Any, ...], _Kind] = {}
+
+    def kind_of(self, seats: tuple[int, ...], outcome: Outcome) -> _Kind:
+        """What the games of ``seats`` ending in ``outcome`` share: their kind's number,
+        their converted values, their seats' rows (but the game's index) and the
+        outcome's JSON (None when it has details, which are each game's own)."""
+        returns, ranking = outcome.returns, outcome.ranking
+        key = (seats, returns, ranking, outcome.termination, outcome.offender, outcome.reason)
+        typed = (key, *map(type, returns), *map(type, ranking))
+        known = self._converted.get(typed)
+        if known is None or outcome.details:
+            status = GameStatus.OK if outcome.offender is None else GameStatus.FORFEIT
+            kind: GameKind = (seats, ranking, returns, outcome.termination, outcome.offender)
+            kind += (outcome.reason, status)
+            number = self.kinds.setdefault(kind, len(self.kinds))
+            shared, seated = converted_kind(
+                seats,
+                returns,
+                ranking,
+                status,
+                outcome.termination,
+                outcome.offender,
+                outcome.reason,
+            )
+            text = None if outcome.details else RecordWriter.outcome_json(outcome)
+            known = (number, shared, seated, text)
+            if not outcome.details:
+                self._converted[typed] = known
+        return known
+
+    def add(
+        self, planned: PlannedGame, kind: _Kind, record: str, duration: float, worker: str
+    ) -> None:
+        number, shared, seated, _ = kind
+        index = planned.index
+        self.rows.games.append((index, planned.seed, *shared, record, duration, worker))
+        if seated:
+            self.rows.seats.extend([(index, *seat) for seat in seated])
+        self.of_game.append(number)
+
+    def add_game(self, game: PlayedGame) -> None:
+        """A game played otherwise (a host error, a forfeit before its first move)."""
+        rows = game_rows([game])
+        self.rows.games.extend(rows.games)
+        self.rows.seats.extend(rows.seats)
+        kind: GameKind = (game.seats, game.ranking, game.returns, game.termination)
+        kind += (game.offender, game.reason, game.status)
+        self.of_game.append(self.kinds.setdefault(kind, len(self.kinds)))
+
+    def result(self, seconds: float) -> ChunkResult:
+        return ChunkResult.received(self.rows, (list(self.kinds), self.of_game), seconds)
+
+
+_Kind = tuple[int, tuple[Any, ...], list[tuple[Any, ...]], str | None]
 
 
 def forfeited_game(
@@ -316,8 +427,10 @@ def play_chunk(context: TournamentContext, games: Sequence[PlannedGame]) -> Chun
     """Play ``games`` in order; the task every executor runs."""
     started = time.perf_counter()
     player = _ChunkPlayer(context)
-    results = [player.play(planned) for planned in games]
-    return ChunkResult(results, time.perf_counter() - started)
+    rows = _ChunkRows()
+    for planned in games:
+        player.play_into(planned, rows)
+    return rows.result(time.perf_counter() - started)
 
 
 @dataclass

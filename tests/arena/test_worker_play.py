@@ -113,6 +113,23 @@ def test_a_chunk_plays_every_game_as_the_general_path_does(
     assert any(one.status == "ok" for one in fast)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_chunk_counts_the_kinds_its_games_give(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # play_chunk builds the rows and kinds as it plays, with no value per game: its kinds
+    # (what the standings, live statistics and health count) are the games' own.
+    monkeypatch.setattr(execution, "instantiate", lambda spec, **_: a_bot(spec))
+    context, planned = tournament(game)
+    result = play_chunk(context, planned)
+    player = execution._ChunkPlayer(context)
+    from_games = ChunkResult([player.play(one) for one in planned], 0.0)
+    assert result.kinds == from_games.kinds
+    assert len(result.kinds[0]) < len(planned)  # kinds repeat: each converted once
+    assert [row[:9] for row in result.rows.games] == [row[:9] for row in from_games.rows.games]
+    assert result.rows.seats == from_games.rows.seats
+
+
 def test_a_chunk_result_pickles_to_equal_games() -> None:
     context, planned = tournament("koenigsgarten")
     result = play_chunk(context, [one for one in planned if 4 not in one.seats])
