@@ -99,9 +99,14 @@ def test_a_chunk_plays_every_game_as_the_general_path_does(
 ) -> None:
     monkeypatch.setattr(execution, "instantiate", lambda spec, **_: a_bot(spec))
     context, planned = tournament(game)
-    fast = play_chunk(context, planned).games
+    result = play_chunk(context, planned)
+    fast = result.games  # rebuilt from the rows a chunk is played into
     general = [played_the_general_way(context, one) for one in planned]
     assert [without_duration(one) for one in fast] == [without_duration(one) for one in general]
+    # The kinds it counts (standings, live statistics, health) are the games' own, and
+    # repeat: each is converted once.
+    assert result.kinds == ChunkResult(general, 0.0).kinds
+    assert len(result.kinds[0]) < len(planned)
     # Equal values of the same types: the store and the standings read them as before.
     for one, other in zip(fast, general, strict=True):
         assert [type(value) for value in played_values(one)] == [
@@ -111,23 +116,6 @@ def test_a_chunk_plays_every_game_as_the_general_path_does(
     assert illegal and all(one.status == "forfeit" for one in illegal)
     assert "'NOT-AN-ACTION', not legal" in illegal[0].record
     assert any(one.status == "ok" for one in fast)
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_a_chunk_counts_the_kinds_its_games_give(
-    game: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # play_chunk builds the rows and kinds as it plays, with no value per game: its kinds
-    # (what the standings, live statistics and health count) are the games' own.
-    monkeypatch.setattr(execution, "instantiate", lambda spec, **_: a_bot(spec))
-    context, planned = tournament(game)
-    result = play_chunk(context, planned)
-    player = execution._ChunkPlayer(context)
-    from_games = ChunkResult([player.play(one) for one in planned], 0.0)
-    assert result.kinds == from_games.kinds
-    assert len(result.kinds[0]) < len(planned)  # kinds repeat: each converted once
-    assert [row[:9] for row in result.rows.games] == [row[:9] for row in from_games.rows.games]
-    assert result.rows.seats == from_games.rows.seats
 
 
 def test_a_chunk_result_pickles_to_equal_games() -> None:
