@@ -31,6 +31,17 @@ class GameInfo:
     seed: int
     """The game's seed; a bot derives its own randomness from it and its seat."""
 
+    @classmethod
+    def of(
+        cls, game: Game, options: Mapping[str, Any], seat: int, num_seats: int, seed: int
+    ) -> GameInfo:
+        """The same as ``GameInfo(game, options, seat, num_seats, seed)`` at half the
+        cost: the host tells every bot of every game (a frozen dataclass's ``__init__``
+        sets each field through ``object.__setattr__``)."""
+        info = object.__new__(cls)
+        info.__dict__.update(game=game, options=options, seat=seat, num_seats=num_seats, seed=seed)
+        return info
+
 
 class BotFault(Exception):
     """A bot failed in a way that forfeits the game; ``reason`` is stored with it."""

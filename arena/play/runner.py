@@ -127,7 +127,7 @@ def _play_to_the_end(
     seed = state.seed if state.seed is not None else 0
     for seat, bot in enumerate(bots):
         try:
-            bot.new_game(GameInfo(game, options, seat, state.num_seats, seed))
+            bot.new_game(GameInfo.of(game, options, seat, state.num_seats, seed))
         except HostError:
             raise
         except Exception as exc:
