@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from scipy.special import expit
@@ -117,6 +117,41 @@ class LiveElo:
         self.games += len(results)
         for pair, (points, games) in changed.items():
             self._move(rotation, pair, points, games)
+
+    def add_rotations(self, rotations: Mapping[tuple[tuple[int, int, float], ...], int]) -> None:
+        """Whole rotations at once: ``rotations[results]`` rotations, none added before,
+        each with ``results`` (as :meth:`add_numbered` takes them) and closed at once.
+        Exactly :meth:`add_numbered` and :meth:`close` for each: the sums of a rotation
+        added whole are the products of its pairs' totals (what the moves add up to),
+        and points are multiples of ½, so every product and sum is exact in any order.
+        A run of random games repeats a few kinds of rotation: each is worked out once.
+
+        Raises RatingError for a score other than 0, ½ or 1.
+        """
+        for results, count in rotations.items():
+            if not results:  # its games rated nothing: nothing was held, nothing closes
+                continue
+            totals: dict[Pair, list[float]] = {}
+            for i, j, score in results:
+                if score not in (WIN, DRAW, LOSS):
+                    raise RatingError(f"score {score!r} is not 0, 0.5 or 1")
+                pair = (i, j) if i < j else (j, i)
+                if score == DRAW:
+                    self._draws[pair] += count
+                else:
+                    self._wins[(i, j) if score == WIN else (j, i)] += count
+                held = totals.setdefault(pair, [0.0, 0.0])
+                held[0] += score if i < j else 1.0 - score
+                held[1] += 1
+            for (pair, (points, games)), (other, (other_points, other_games)) in itertools.product(
+                totals.items(), repeat=2
+            ):
+                sums = self._sums[(pair, other)]
+                sums[0] += count * points * other_points
+                sums[1] += count * points * other_games
+                sums[2] += count * games * other_games
+            self.games += count * len(results)
+            self._closed += count
 
     def close(self, group: Hashable) -> None:
         """``group`` has all its games: forget its totals (the sums keep what the fit

@@ -252,7 +252,11 @@ class LiveStatistics:
             if results:
                 held[0].extend(results)
         size = self.seats
+        whole: Counter[tuple[tuple[int, int, float], ...]] = Counter()
         for table_deal, (results, (seen,)) in rotations.items():
+            if seen == size and table_deal not in self._open:  # begun and ended here
+                whole[tuple(results)] += 1
+                continue
             elo.add_numbered(results, table_deal)
             seen += self._open.get(table_deal, 0)
             if seen < size:
@@ -260,6 +264,7 @@ class LiveStatistics:
             else:
                 self._open.pop(table_deal, None)
                 elo.close(table_deal)
+        elo.add_rotations(whole)
 
     def _add_to_elo(self, game: IndexedGame, tournament: int) -> None:
         assert self.elo is not None

@@ -125,3 +125,34 @@ def test_closing_complete_rotations_keeps_the_fit_and_frees_them() -> None:
         live.close(first.group or 0)
     assert not live._rotations, "closed rotations are not held"
     assert_same(live, games, names)
+
+
+def test_whole_rotations_added_at_once_hold_what_game_by_game_holds() -> None:
+    # Three players, rotations of three-seat games (three pairs each) with draws, and
+    # two-seat ones; the same rotation kinds many times, as a batch of random games.
+    kinds = [
+        ((0, 1, 1.0), (0, 2, 0.5), (1, 2, 0.0), (1, 0, 0.5), (2, 0, 1.0), (2, 1, 0.5)),
+        ((0, 1, 0.0), (1, 0, 1.0)),
+        ((2, 1, 0.5), (1, 2, 0.5)),
+        ((1, 2, 1.0), (0, 2, 0.0), (1, 0, 1.0)),
+    ]
+    counts = [5, 3, 7, 2]
+    one = LiveElo(["a", "b", "c"])
+    group = 0
+    for results, count in zip(kinds, counts, strict=True):
+        for _ in range(count):
+            group += 1
+            one.add_numbered(list(results), group)
+            one.close(group)
+    whole = LiveElo(["a", "b", "c"])
+    whole.add_rotations(dict(zip(kinds, counts, strict=True)))
+    assert whole.games == one.games and whole._closed == one._closed == sum(counts)
+    assert whole._wins == one._wins and whole._draws == one._draws
+    assert dict(whole._sums) == dict(one._sums)  # exact: points are multiples of ½
+    assert not whole._rotations
+    ratings, _ = whole.fit()
+    expected, _ = one.fit()
+    np.testing.assert_allclose(ratings.elo, expected.elo, atol=1e-9)
+    np.testing.assert_allclose(ratings.lower, expected.lower, atol=1e-9)
+    with pytest.raises(RatingError, match=r"score 0\.25"):
+        whole.add_rotations({((0, 1, 0.25),): 1})
