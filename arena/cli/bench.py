@@ -168,9 +168,8 @@ def tournament(
     load_at_start = os.getloadavg()[0]
     for round_number in range(1, rounds + 1):
         loop_rate = hand_written_loop(game=game, games=games).games_per_second if loop else None
-        raw_rate = raw_playout_rate(game=game) if raw else None
+        raw_before = raw_playout_rate(game=game) if raw else None
         loop_rates += [loop_rate] if loop_rate else []
-        raw_rates += [raw_rate] if raw_rate else []
         speeds = {}
         # Every other round runs in reverse order, so a drift of the machine's speed
         # within a round does not always favour the same run.
@@ -187,6 +186,13 @@ def tournament(
                 import ray
 
                 ray.shutdown()
+        raw_rate = None
+        if raw_before:
+            # Raw playouts before and after the tournaments: their mean is the machine's
+            # speed while the tournaments ran, whichever way it drifted meanwhile.
+            raw_after = raw_playout_rate(game=game)
+            raw_rates += [raw_before, raw_after]
+            raw_rate = (raw_before + raw_after) / 2
         baseline = speeds[runs[0]].games_per_second
         for count, interval in runs:
             speed = speeds[count, interval]
@@ -237,8 +243,9 @@ def tournament(
         )
     if raw_rates:
         console.print(
-            f"raw random playouts on 2 cores: {_rates(raw_rates)} games/s (no bots, records or "
-            "storage); of raw compares the tournament's games/s incl. start",
+            f"raw random playouts on 2 cores, before and after each round's tournaments: "
+            f"{_rates(raw_rates)} games/s (no bots, records or storage); of raw compares the "
+            "tournament's games/s incl. start with the mean of its round's two",
             highlight=False,
         )
     console.print(
