@@ -347,9 +347,11 @@ class _ChunkRows:
         self._converted: dict[tuple[Any, ...], _Kind] = {}
 
     def kind_of(self, seats: tuple[int, ...], outcome: Outcome) -> _Kind:
-        """What the games of ``seats`` ending in ``outcome`` share: their kind's number,
-        their converted values, their seats' rows (but the game's index) and the
-        outcome's JSON (None when it has details, which are each game's own)."""
+        """What the games of ``seats`` ending in ``outcome`` share: their kind, its
+        converted values, its seats' rows (but the game's index), the outcome's JSON
+        (None when it has details, which are each game's own) and the kind's number
+        once a game of it is added (-1 before: a game whose record then fails to encode
+        is an error, and adds no kind that no game has)."""
         returns, ranking = outcome.returns, outcome.ranking
         key = (seats, returns, ranking, outcome.termination, outcome.offender, outcome.reason)
         typed = (key, *map(type, returns), *map(type, ranking))
@@ -358,7 +360,6 @@ class _ChunkRows:
             status = GameStatus.OK if outcome.offender is None else GameStatus.FORFEIT
             kind: GameKind = (seats, ranking, returns, outcome.termination, outcome.offender)
             kind += (outcome.reason, status)
-            number = self.kinds.setdefault(kind, len(self.kinds))
             shared, seated = converted_kind(
                 seats,
                 returns,
@@ -369,7 +370,7 @@ class _ChunkRows:
                 outcome.reason,
             )
             text = None if outcome.details else RecordWriter.outcome_json(outcome)
-            known = (number, shared, seated, text)
+            known = [kind, shared, seated, text, -1]
             if not outcome.details:
                 self._converted[typed] = known
         return known
@@ -377,7 +378,10 @@ class _ChunkRows:
     def add(
         self, planned: PlannedGame, kind: _Kind, record: str, duration: float, worker: str
     ) -> None:
-        number, shared, seated, _ = kind
+        """A game of ``kind`` (:meth:`kind_of`), its record encoded."""
+        shared, seated, number = kind[1], kind[2], kind[4]
+        if number < 0:
+            number = kind[4] = self.kinds.setdefault(kind[0], len(self.kinds))
         index = planned.index
         self.rows.games.append((index, planned.seed, *shared, record, duration, worker))
         if seated:
@@ -397,7 +401,9 @@ class _ChunkRows:
         return ChunkResult.received(self.rows, (list(self.kinds), self.of_game), seconds)
 
 
-_Kind = tuple[int, tuple[Any, ...], list[tuple[Any, ...]], str | None]
+_Kind = list[Any]
+"""A kind of game as :meth:`_ChunkRows.kind_of` holds it: the kind, its converted values,
+its seats' rows, its outcome's JSON and its number."""
 
 
 def forfeited_game(

@@ -202,3 +202,29 @@ def test_a_seat_without_a_limit_reads_no_clock_and_one_with_a_limit_still_does(
     play_game(state, bots, time_control=limited)
     moves_of_seat_0 = sum(1 for seat, _ in state.history if seat == 0)
     assert reads == 2 + 2 * moves_of_seat_0
+
+
+def test_a_record_that_fails_to_encode_is_an_error_and_leaves_no_empty_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every record of one pairing fails: its games are errors, and their kinds of
+    # outcome, met only there, are no kinds of the chunk.
+    context, planned = tournament("koenigsgarten")
+    planned = [one for one in planned if 4 not in one.seats]
+    broken = planned[0].seats
+    labels = tuple(context.bots[bot].label for bot in broken)
+    encode = RecordWriter.encode
+
+    def failing(self: RecordWriter, state: Any, **parts: Any) -> str:
+        if parts["players"] == labels:
+            raise RuntimeError("an engine's bad outcome")
+        return encode(self, state, **parts)
+
+    monkeypatch.setattr(RecordWriter, "encode", failing)
+    result = play_chunk(context, planned)
+    errors = [game for game in result.games if game.status == "error"]
+    assert errors and all(game.seats == broken for game in errors)
+    assert "an engine's bad outcome" in errors[0].record
+    kinds, of_game = result.kinds
+    assert sorted(set(of_game)) == list(range(len(kinds)))  # every kind has a game
+    assert all(kind[0] != broken or kind[-1] == "error" for kind in kinds)
