@@ -128,6 +128,12 @@ GameKind = tuple[Any, ...]
 returns, termination, offender, forfeit reason and status."""
 
 
+def game_kind(game: PlayedGame) -> GameKind:
+    """``game``'s :data:`GameKind`."""
+    g = game
+    return (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status)
+
+
 class ChunkResult:
     """A chunk's games, played in ``seconds``: as values (``games``) where they were
     played; sent to the driver, as what it does with them: the rows it stores
@@ -172,13 +178,7 @@ class ChunkResult:
         game, and each game's kind by its number there."""
         if self._kinds is None:
             numbers: dict[GameKind, int] = {}
-            of_game = [
-                numbers.setdefault(
-                    (g.seats, g.ranking, g.returns, g.termination, g.offender, g.reason, g.status),
-                    len(numbers),
-                )
-                for g in self.games
-            ]
+            of_game = [numbers.setdefault(game_kind(g), len(numbers)) for g in self.games]
             self._kinds = list(numbers), of_game
         return self._kinds
 
@@ -393,9 +393,7 @@ class _ChunkRows:
         rows = game_rows([game])
         self.rows.games.extend(rows.games)
         self.rows.seats.extend(rows.seats)
-        kind: GameKind = (game.seats, game.ranking, game.returns, game.termination)
-        kind += (game.offender, game.reason, game.status)
-        self.of_game.append(self.kinds.setdefault(kind, len(self.kinds)))
+        self.of_game.append(self.kinds.setdefault(game_kind(game), len(self.kinds)))
 
     def result(self, seconds: float) -> ChunkResult:
         return ChunkResult.received(self.rows, (list(self.kinds), self.of_game), seconds)
