@@ -41,6 +41,8 @@ def variants(full: Isolation) -> dict[str, Isolation]:
         chosen["without IPC, UTS and cgroup namespaces"] = dataclasses.replace(
             full, ipc=False, uts=False, cgroup_namespace=False
         )
+    if full.syscall_filter:
+        chosen["without the system call filter"] = dataclasses.replace(full, syscall_filter=False)
     return chosen
 
 

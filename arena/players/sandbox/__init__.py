@@ -17,7 +17,10 @@ finds out once per process; :meth:`Isolation.missing` names what is absent):
   sees), its code read-only, private tmpfs for its work, ``/tmp`` and ``/dev/shm``;
   nothing of the host outside the runtime, and nothing it writes outlives its game;
 * a cgroup of its own (:mod:`arena.players.sandbox.cgroups`, v2 or v1): memory and process
-  count held for all its processes together, removed when the game ends.
+  count held for all its processes together, removed when the game ends;
+* a system call filter and a session keyring of its own
+  (:mod:`arena.players.sandbox.syscalls`): no keyrings, locks or notifications on shared
+  files, no new namespaces, tracing, BPF or perf events.
 
 Deadlines are the caller's business (:mod:`arena.players.subprocess_bot` reads with
 ``poll``); :meth:`SandboxedProcess.close` kills everything and cleans up.

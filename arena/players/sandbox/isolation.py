@@ -7,6 +7,8 @@ it; what fails is left out (and :meth:`Isolation.missing` names it, so that
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import functools
 import os
 import shutil
@@ -18,6 +20,7 @@ from arena.players.sandbox import kernel
 from arena.players.sandbox.cgroups import NO_CGROUPS, CgroupSupport, detect_cgroups
 from arena.players.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
 from arena.players.sandbox.runtime import host_runtime
+from arena.players.sandbox.syscalls import bot_seal
 from arena.players.sandbox.uids import UID_BASE
 
 
@@ -42,6 +45,10 @@ class Isolation:
     its own files; nothing it writes outlives its game."""
     cgroups: CgroupSupport = NO_CGROUPS
     """Memory and process limits for the whole bot."""
+    syscall_filter: bool = False
+    """A seccomp filter (:mod:`arena.players.sandbox.syscalls`, made by libseccomp) and
+    a session keyring of its own: no keyrings, locks or inotify on shared files, no new
+    namespaces, tracing, BPF or perf events."""
 
     @property
     def process_limit(self) -> bool:
@@ -63,6 +70,8 @@ class Isolation:
             "a process limit for the whole bot (cgroup pids controller)": (
                 self.cgroups.enforced.pids
             ),
+            "a system call filter (seccomp, made with libseccomp: libseccomp.so.2 and the"
+            " pyseccomp package)": self.syscall_filter,
         }
         return [what for what, present in needed.items() if not present]
 
@@ -83,6 +92,7 @@ class Isolation:
             + ("fresh root with the runtime read-only" if self.filesystem else "the host's"),
             self.cgroups.describe(),
             f"process limit per user: {'yes' if self.process_limit else 'no (runs as root)'}",
+            f"system call filter: {'yes' if self.syscall_filter else 'no'}",
         ]
         return "; ".join(parts)
 
@@ -159,6 +169,21 @@ def _try_fresh_root() -> bool:
         shutil.rmtree(mount_point, ignore_errors=True)
 
 
+def _try_syscall_filter() -> bool:
+    """Seal a child as a bot is sealed; a lock must then be refused."""
+    seal = bot_seal()
+    if seal is None:
+        return False
+    kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+    seal.enter()
+    with tempfile.TemporaryFile() as file:
+        try:
+            fcntl.flock(file, fcntl.LOCK_SH)
+        except OSError as exc:
+            return exc.errno == errno.ENOLCK
+    return False
+
+
 @functools.cache
 def detect_isolation() -> Isolation:
     """What a sandbox can use here; probed once per process."""
@@ -175,4 +200,5 @@ def detect_isolation() -> Isolation:
         # A fresh root is only worth it for root: a user namespace's bot keeps the host's view.
         filesystem=root and pids and _try_fresh_root(),
         cgroups=detect_cgroups(),
+        syscall_filter=in_child(_try_syscall_filter),
     )

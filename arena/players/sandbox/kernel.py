@@ -34,6 +34,9 @@ MOUNT_ATTR_NODEV = 0x4
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_KEYCTL_JOIN_SESSION_KEYRING = 1
 
 _SYS_OPEN_TREE = 428
 _SYS_MOVE_MOUNT = 429
@@ -52,6 +55,10 @@ class _MountAttr(ctypes.Structure):
         ("propagation", ctypes.c_uint64),
         ("userns_fd", ctypes.c_uint64),
     ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -134,3 +141,18 @@ def sethostname(name: str) -> None:
 
 def prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, value, 0, 0, 0), "prctl")
+
+
+def join_session_keyring(keyctl: int) -> None:
+    """Join a new anonymous session keyring (``keyctl`` is the call's number here)."""
+    _check(_libc.syscall(keyctl, _KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl join session keyring")
+
+
+def load_syscall_filter(program: bytes) -> None:
+    """Load a seccomp filter, a BPF ``program`` (8 bytes per instruction)."""
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+    _check(
+        _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
+        "prctl PR_SET_SECCOMP",
+    )

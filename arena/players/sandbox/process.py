@@ -4,7 +4,8 @@ With a PID namespace the host forks twice: the process :mod:`subprocess` starts
 creates the namespaces and forks the bot (PID 1 inside), then waits for it and exits
 with its status, so the host's own bookkeeping stays that of one child. The bot's
 child then joins its cgroup, takes a cgroup namespace, enters its fresh root, sets its
-rlimits and drops to its user id before it executes the program.
+rlimits, drops to its user id and seals itself (a keyring of its own, the system call
+filter) before it executes the program.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from arena.players.sandbox.isolation import (
 from arena.players.sandbox.limits import GIB, MIB, SandboxLimits
 from arena.players.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
 from arena.players.sandbox.runtime import CODE_DIR, WORK_DIR, check_named_paths, host_runtime
+from arena.players.sandbox.syscalls import SyscallSeal, bot_seal
 from arena.players.sandbox.uids import UidLease
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -58,6 +60,7 @@ class _ChildPlan:
     rlimits: tuple[tuple[int, int, int], ...]
     max_fd: int
     arena_pid: int
+    seal: SyscallSeal | None
 
 
 def _enter_child(plan: _ChildPlan) -> None:
@@ -89,6 +92,8 @@ def _enter_child(plan: _ChildPlan) -> None:
         # Its parent is the single-threaded supervisor, so this fires exactly when
         # the supervisor dies. Set after the user switch, which clears it.
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if plan.seal is not None:
+        plan.seal.enter()  # last: the set-up above is not filtered
 
 
 def _supervise(bot: int, plan: _ChildPlan) -> None:
@@ -311,6 +316,7 @@ class SandboxedProcess:
             ),
             max_fd=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
             arena_pid=os.getpid(),
+            seal=bot_seal() if isolation.syscall_filter else None,
         )
         try:
             process = subprocess.Popen(

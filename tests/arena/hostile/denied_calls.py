@@ -1,0 +1,94 @@
+"""Makes each system call a bot should be refused, prints one JSON line mapping each
+to its outcome ("ok" or the error's name); then checks that what bots do need still
+works (threads, fork, an in-memory SQLite database, SQLite in /tmp without locks)."""
+
+import ctypes
+import errno
+import json
+import mmap
+import os
+import platform
+import sqlite3
+import tempfile
+import threading
+
+NUMBERS = {
+    # bpf, perf_event_open, setns, clone3, io_uring_setup, keyctl, pidfd_getfd
+    "x86_64": (321, 298, 308, 435, 425, 250, 438),
+    "aarch64": (280, 241, 268, 435, 425, 219, 438),
+}[platform.machine()]
+BPF, PERF_EVENT_OPEN, SETNS, CLONE3, IO_URING_SETUP, KEYCTL, PIDFD_GETFD = NUMBERS
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+ADDR_NO_RANDOMIZE = 0x0040000
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.personality.argtypes = [ctypes.c_ulong]
+
+
+def outcome(value):
+    return "ok" if value >= 0 else errno.errorcode[ctypes.get_errno()]
+
+
+def in_child(call):
+    """Run call in a forked child (a success may change the process)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(write, json.dumps(call()).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as answer:
+        return json.loads(answer.read())
+
+
+def mincore():
+    page = mmap.mmap(-1, mmap.PAGESIZE)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    vector = ctypes.create_string_buffer(1)
+    return outcome(libc.mincore(ctypes.c_void_p(address), mmap.PAGESIZE, vector))
+
+
+def inotify():
+    fd = libc.inotify_init1(0)
+    if fd >= 0:
+        os.close(fd)
+    return outcome(fd)
+
+
+calls = {
+    "unshare(CLONE_NEWUSER)": lambda: in_child(lambda: outcome(libc.unshare(CLONE_NEWUSER))),
+    "unshare(CLONE_NEWNET)": lambda: in_child(lambda: outcome(libc.unshare(CLONE_NEWNET))),
+    "ptrace(PTRACE_TRACEME)": lambda: in_child(lambda: outcome(libc.ptrace(0, 0, None, None))),
+    "mount": lambda: outcome(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)),
+    "bpf": lambda: outcome(libc.syscall(BPF, 0, None, 0)),
+    "perf_event_open": lambda: outcome(libc.syscall(PERF_EVENT_OPEN, None, 0, -1, -1, 0)),
+    "setns": lambda: outcome(libc.syscall(SETNS, -1, 0)),
+    "clone3": lambda: outcome(libc.syscall(CLONE3, None, 0)),
+    "io_uring_setup": lambda: outcome(libc.syscall(IO_URING_SETUP, 1, None)),
+    "keyctl": lambda: outcome(libc.syscall(KEYCTL, 0, -3, 0)),
+    "pidfd_getfd": lambda: outcome(libc.syscall(PIDFD_GETFD, -1, 0, 0)),
+    "inotify_init1": inotify,
+    "mincore": mincore,
+    "personality(ADDR_NO_RANDOMIZE)": lambda: in_child(
+        lambda: outcome(libc.personality(ADDR_NO_RANDOMIZE))
+    ),
+    "personality(query)": lambda: outcome(libc.personality(0xFFFFFFFF)),
+}
+results = {name: call() for name, call in calls.items()}
+
+thread = threading.Thread(target=lambda: None)
+thread.start()
+thread.join()
+results["fork"] = in_child(lambda: "ok")
+results["thread"] = "ok"
+memory = sqlite3.connect(":memory:")
+memory.execute("create table t (x)")
+results["sqlite in memory"] = "ok"
+path = os.path.join(tempfile.gettempdir(), "bot.db")
+unlocked = sqlite3.connect(f"file:{path}?vfs=unix-none", uri=True)
+unlocked.execute("create table t (x)")
+unlocked.commit()
+results["sqlite unix-none"] = "ok"
+print(json.dumps(results), flush=True)
