@@ -37,6 +37,9 @@ PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _KEYCTL_JOIN_SESSION_KEYRING = 1
+_KEYCTL_CLEAR = 7
+KEY_SPEC_USER_KEYRING = -4
+KEY_SPEC_USER_SESSION_KEYRING = -5
 
 _SYS_OPEN_TREE = 428
 _SYS_MOVE_MOUNT = 429
@@ -146,6 +149,11 @@ def prctl(option: int, value: int) -> None:
 def join_session_keyring(keyctl: int) -> None:
     """Join a new anonymous session keyring (``keyctl`` is the call's number here)."""
     _check(_libc.syscall(keyctl, _KEYCTL_JOIN_SESSION_KEYRING, None), "keyctl join session keyring")
+
+
+def clear_keyring(keyctl: int, keyring: int) -> None:
+    """Unlink every key of ``keyring`` (a ``KEY_SPEC_*``)."""
+    _check(_libc.syscall(keyctl, _KEYCTL_CLEAR, keyring), "keyctl clear")
 
 
 def load_syscall_filter(program: bytes) -> None:

@@ -37,7 +37,7 @@ from arena.players.sandbox.isolation import (
 from arena.players.sandbox.limits import GIB, MIB, SandboxLimits
 from arena.players.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
 from arena.players.sandbox.runtime import CODE_DIR, WORK_DIR, check_named_paths, host_runtime
-from arena.players.sandbox.syscalls import SyscallSeal, bot_seal
+from arena.players.sandbox.syscalls import SyscallSeal, bot_seal, clear_keys_of, keys_left
 from arena.players.sandbox.uids import UidLease
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -187,6 +187,9 @@ class SandboxedProcess:
             for stale in Path(parent).glob(f"{prefix}*"):
                 shutil.rmtree(stale, ignore_errors=True)
             sweep(self.isolation.cgroups.parents, prefix)
+            seal = bot_seal() if self.isolation.syscall_filter else None
+            if seal is not None and keys_left(self.uid):  # left by a bot before the filter
+                in_child(functools.partial(clear_keys_of, self.uid, seal.keyctl))
         self.base = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
         self.cgroup: BotCgroup | None = None
         self.bot_pid: int | None = None

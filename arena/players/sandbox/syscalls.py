@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 import tempfile
 from dataclasses import dataclass
 
@@ -113,6 +114,8 @@ _CLONE_NEWTIME = 0x80  # unshare only: in clone's flags these bits are the exit 
 _PERSONALITY_KEPT = 0x0008 | 0x20000  # PER_LINUX32, UNAME26 (Docker's allowed values)
 _PERSONALITY_QUERY = 0x80000000  # set only in 0xffffffff (asks without changing)
 _POSIX_FADV_DONTNEED = 4
+_USER_KEYRINGS = 2
+"""Keys a user id holds with nothing in them: its user and user-session keyrings."""
 
 
 @dataclass(frozen=True)
@@ -187,3 +190,29 @@ def bot_seal() -> SyscallSeal | None:
         return _build()
     except (ImportError, RuntimeError, OSError, ValueError):
         return None
+
+
+def keys_left(uid: int) -> bool:
+    """Whether ``uid`` holds keys beyond its empty user keyrings (/proc/key-users):
+    what a bot of it left before the filter, or where there was none."""
+    try:
+        with open("/proc/key-users") as users:
+            for line in users:
+                user, _, usage = line.partition(":")
+                if user.strip() == str(uid):
+                    return int(usage.split()[1].partition("/")[0]) > _USER_KEYRINGS
+    except OSError:
+        pass
+    return False
+
+
+def clear_keys_of(uid: int, keyctl: int) -> None:
+    """Empty the user and user-session keyrings of ``uid``; runs in a throw-away
+    child of the host (it becomes ``uid``).
+
+    Raises:
+        OSError: the kernel refused.
+    """
+    os.setresuid(uid, uid, uid)
+    for keyring in (kernel.KEY_SPEC_USER_KEYRING, kernel.KEY_SPEC_USER_SESSION_KEYRING):
+        kernel.clear_keyring(keyctl, keyring)

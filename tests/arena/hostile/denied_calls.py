@@ -1,6 +1,7 @@
 """Makes each system call a bot should be refused, prints one JSON line mapping each
 to its outcome ("ok" or the error's name); then checks that what bots do need still
-works (threads, fork, an in-memory SQLite database, SQLite in /tmp without locks)."""
+works (threads, fork, a subprocess: clone3 falls back to clone, an in-memory SQLite
+database, SQLite in /tmp without locks)."""
 
 import ctypes
 import errno
@@ -9,6 +10,8 @@ import mmap
 import os
 import platform
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import threading
 
@@ -83,6 +86,8 @@ thread.start()
 thread.join()
 results["fork"] = in_child(lambda: "ok")
 results["thread"] = "ok"
+status = subprocess.run([sys.executable, "-c", ""]).returncode
+results["subprocess"] = "ok" if status == 0 else f"status {status}"
 memory = sqlite3.connect(":memory:")
 memory.execute("create table t (x)")
 results["sqlite in memory"] = "ok"

@@ -5,12 +5,16 @@ the shared read-only runtime, and every system call the filter denies
 
 from __future__ import annotations
 
+import ctypes
 import itertools
+import os
 from typing import Any
 
+import pyseccomp
 import pytest
 
 from arena.players.sandbox import SandboxedProcess, detect_isolation, uids
+from arena.players.sandbox.isolation import in_child
 from tests.arena.hostile import read_json_line, start_script
 
 ISOLATION = detect_isolation()
@@ -43,6 +47,36 @@ def test_a_key_left_in_a_keyring_reaches_no_later_bot_of_the_same_user_id() -> N
     found = first_line(reader)
     assert found == {"uid": writer.uid, "found": None}
     assert added == {"session": "EPERM", "user": "EPERM"}
+
+
+LEFT_KEY = b"left-by-an-unfiltered-bot"
+KEY_SPEC_USER_KEYRING, KEYCTL_SEARCH = -4, 10
+
+
+def as_user(uid: int, call: str, *args: Any) -> bool:
+    """Whether ``call`` (a system call's name) succeeds for ``uid`` (in a child of the host)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    number = pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, call)
+
+    def attempt() -> bool:
+        os.setresuid(uid, uid, uid)
+        return libc.syscall(number, *args) >= 0
+
+    return in_child(attempt)
+
+
+@needs_the_filter
+@pytest.mark.usefixtures("one_uid")
+def test_a_key_left_for_a_user_id_before_the_filter_is_gone_when_it_is_leased_again() -> None:
+    lease = uids.UidLease()
+    uid = lease.uid
+    lease.release()
+    added = as_user(uid, "add_key", b"user", LEFT_KEY, b"AH", 2, KEY_SPEC_USER_KEYRING)
+    sandbox = start_script("keyring.py", "read")
+    first_line(sandbox)
+    search = (KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, b"user", LEFT_KEY, 0)
+    assert (added, sandbox.uid, as_user(uid, "keyctl", *search)) == (True, uid, False)
 
 
 @needs_the_filter
@@ -88,6 +122,7 @@ def test_each_denied_system_call_is_refused_and_what_bots_need_still_works() -> 
         "personality(query)": "ok",
         "fork": "ok",
         "thread": "ok",
+        "subprocess": "ok",
         "sqlite in memory": "ok",
         "sqlite unix-none": "ok",
     }
