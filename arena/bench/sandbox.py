@@ -42,7 +42,7 @@ def variants(full: Isolation) -> dict[str, Isolation]:
             full, ipc=False, uts=False, cgroup_namespace=False
         )
     if full.syscall_filter:
-        chosen["without the system call filter"] = dataclasses.replace(full, syscall_filter=False)
+        chosen["without the seccomp filter"] = dataclasses.replace(full, syscall_filter=False)
     return chosen
 
 

@@ -363,6 +363,6 @@ def test_the_sandbox_bench_times_every_fence_and_each_left_out() -> None:
     assert "every fence" in result.output
     assert ("without its cgroup" in result.output) == bool(ISOLATION.cgroups.parents)
     assert ("without the fresh root" in result.output) == ISOLATION.filesystem
-    assert ("without the system call filter" in result.output) == ISOLATION.syscall_filter
+    assert ("without the seccomp filter" in result.output) == ISOLATION.syscall_filter
     refused = runner.invoke(app, ["bench", "sandbox", "--starts", "0"])
     assert refused.exit_code == 2 and "--starts must be at least 1" in refused.output
