@@ -20,7 +20,7 @@ from arena.players.sandbox import kernel
 from arena.players.sandbox.cgroups import NO_CGROUPS, CgroupSupport, detect_cgroups
 from arena.players.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
 from arena.players.sandbox.runtime import host_runtime
-from arena.players.sandbox.syscalls import bot_seal
+from arena.players.sandbox.syscalls import SyscallSeal, bot_seal
 from arena.players.sandbox.uids import UID_BASE
 
 
@@ -169,14 +169,11 @@ def _try_fresh_root() -> bool:
         shutil.rmtree(mount_point, ignore_errors=True)
 
 
-def _try_syscall_filter() -> bool:
+def _try_syscall_filter(seal: SyscallSeal) -> bool:
     """Seal a child as a bot is sealed; a lock must then be refused."""
-    seal = bot_seal()
-    if seal is None:
-        return False
     kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
     seal.enter()
-    with tempfile.TemporaryFile() as file:
+    with open(os.devnull) as file:
         try:
             fcntl.flock(file, fcntl.LOCK_SH)
         except OSError as exc:
@@ -190,6 +187,7 @@ def detect_isolation() -> Isolation:
     root = os.geteuid() == 0
     tempfile.gettempdir()  # computed here: a forked child must not take its lock
     pids = in_child(_try_pids)
+    seal = bot_seal()  # built here: a forked child must not take tempfile's lock either
     return Isolation(
         user=root and in_child(_try_user),
         network=in_child(lambda: kernel.unshare(namespace_flags(kernel.CLONE_NEWNET))),
@@ -200,5 +198,5 @@ def detect_isolation() -> Isolation:
         # A fresh root is only worth it for root: a user namespace's bot keeps the host's view.
         filesystem=root and pids and _try_fresh_root(),
         cgroups=detect_cgroups(),
-        syscall_filter=in_child(_try_syscall_filter),
+        syscall_filter=seal is not None and in_child(functools.partial(_try_syscall_filter, seal)),
     )
