@@ -128,7 +128,7 @@ class SyscallSeal:
     program: bytes
 
     def enter(self) -> None:
-        """Join a new session keyring, then load the filter (``no_new_privs`` set).
+        """Join a new session keyring, then load the filter (``no_new_privs`` must be set).
 
         Raises:
             OSError: the kernel refused either.

@@ -107,6 +107,7 @@ def test_each_denied_system_call_is_refused_and_what_bots_need_still_works() -> 
     assert results == {
         "unshare(CLONE_NEWUSER)": "EPERM",
         "unshare(CLONE_NEWNET)": "EPERM",
+        "clone(CLONE_NEWUSER)": "EPERM",
         "ptrace(PTRACE_TRACEME)": "EPERM",
         "mount": "EPERM",
         "bpf": "EPERM",
