@@ -4,14 +4,28 @@ handed must not be the deal's (nor anything the deal's seed can be recomputed fr
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+from rich.console import Console
 
+from arena.store.bots import add_bot
+from arena.store.db import open_database, session_scope
+from arena.tournament.scheduling import deal_seed
+from arena.web.app import create_app
+from arena.web.worker import run_worker
 from bots.base import GameInfo
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, python_source
+from tests.arena.web.conftest import TEST_SETTINGS, Web, make_account
+from tests.waiting import wait_until
 
 DEAL_SEED = 1
 """A seed a person might pick (`--seed 1`): the least entropy a deal can have."""
@@ -53,3 +67,119 @@ def test_a_bot_that_deals_the_game_again_learns_no_hidden_card(game: str) -> Non
         assert claimed != truth
         for part, cards in truth.items():  # not one hidden part is named right
             assert claimed[part] != cards, part
+
+
+# -- hosted play: the seed is secret until the end, committed to from the start ----------
+
+QUIET = Console(file=io.StringIO())
+CONFIG = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "games": 2}
+CONFIG["executor"] = "local"  # the games in this process: quick
+HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@pytest.fixture
+def web(db_url: str) -> Iterator[Web]:
+    engine = open_database(db_url)
+    with TestClient(create_app(engine, settings=TEST_SETTINGS)) as client:
+        yield Web(engine, client)
+    engine.dispose()
+
+
+def set_status(web: Web, tournament_id: int, status: str) -> None:
+    with web.engine.begin() as connection:
+        connection.execute(
+            sa.text("UPDATE tournament SET status = :status WHERE id = :id"),
+            {"status": status, "id": tournament_id},
+        )
+
+
+def stored_seed(web: Web, tournament_id: int) -> int:
+    with web.engine.connect() as connection:
+        query = sa.text("SELECT seed FROM tournament WHERE id = :id")
+        return int(connection.execute(query, {"id": tournament_id}).scalar_one())
+
+
+def everything_shown(web: Web, tournament_id: int) -> str:
+    """Every view of the tournament a user can fetch, its games' and records' too."""
+    get = web.client.get
+    games = get(f"/api/tournaments/{tournament_id}/games").json()
+    shown = [
+        get(f"/api/tournaments/{tournament_id}").text,
+        get("/api/tournaments").text,
+        get(f"/tournaments/{tournament_id}").text,
+        get(f"/api/tournaments/{tournament_id}/report").text,
+        json.dumps(games),
+    ]
+    for game in games["items"]:
+        shown += [get(f"/api/records/{game['id']}").text, f"/records/{game['id']}"]
+    return "\n".join(shown)
+
+
+def test_a_hosted_tournament_hides_its_own_seed_until_the_end(web: Web) -> None:
+    alice = web.auth("alice")
+    refused = web.client.post("/api/tournaments", headers=alice, json={**CONFIG, "seed": 1})
+    assert refused.status_code == 422 and "field 'seed'" in refused.text
+    first, second = (
+        web.client.post("/api/tournaments", headers=alice, json=CONFIG).json() for _ in range(2)
+    )
+    for queued in (first, second):  # the commitment from the start, no seed
+        assert queued["seed"] is None and queued["seed_nonce"] is None
+        assert HEX64.fullmatch(queued["seed_commitment"])
+        assert "seed" not in queued["config"]
+    assert first["seed_commitment"] != second["seed_commitment"]
+    seeds = {stored_seed(web, t["id"]) for t in (first, second)}
+    assert len(seeds) == 2 and 1 not in seeds  # each its own, none the old default
+    assert run_worker(web.engine, once=True, console=QUIET) == 2
+    tournament_id, seed = first["id"], stored_seed(web, first["id"])
+
+    set_status(web, tournament_id, "running")  # as while it runs, with games stored
+    games = web.client.get(f"/api/tournaments/{tournament_id}/games").json()["items"]
+    assert games and all(game["seed"] is None for game in games)
+    records = [web.client.get(f"/api/records/{g['id']}").json() for g in games]
+    assert all(r["seed"] is None and r["record"]["seed"] is None for r in records)
+    shown = everything_shown(web, tournament_id)
+    with web.engine.connect() as connection:
+        query = sa.text("SELECT seed FROM game WHERE tournament_id = :id")
+        game_seeds = {int(s) for (s,) in connection.execute(query, {"id": tournament_id})}
+    for secret in (seed, *game_seeds):
+        assert str(secret) not in shown
+
+    set_status(web, tournament_id, "completed")
+    done = web.client.get(f"/api/tournaments/{tournament_id}").json()
+    assert done["seed"] == seed and done["config"]["seed"] == seed
+    # Anyone can check the revealed seed against the commitment shown from the start …
+    text = "\x1f".join(["arena-tournament-seed-v1", str(seed), done["seed_nonce"], ""])
+    assert hashlib.sha256(text.encode()).hexdigest() == first["seed_commitment"]
+    # … and deal every game again from it.
+    engine = get_game("koenigsgarten")
+    for game in web.client.get(f"/api/tournaments/{tournament_id}/games").json()["items"]:
+        assert game["seed"] in {deal_seed(seed, round_number) for round_number in range(2)}
+        record = web.client.get(f"/api/records/{game['id']}").json()["record"]
+        dealt = engine.new_initial_state(seed=game["seed"], seats=2)
+        assert record["seed"] == game["seed"]
+        assert record["deal"] == json.loads(json.dumps(dealt.to_dict()["deal"]))
+    assert str(seed) in web.client.get(f"/tournaments/{tournament_id}").text
+
+
+def test_a_bot_in_a_browser_game_learns_no_hidden_card_and_the_page_no_seed(web: Web) -> None:
+    from tests.arena.web.test_play import sign_in, start, state
+
+    with session_scope(web.engine) as session:
+        source = python_source("redealer.py", "ConfessingRedealer")
+        bot, _ = add_bot(session, name="confessor", game="kings_corner", source=source)
+        label = bot.label
+    csrf = sign_in(web.client, make_account(web.engine, "alice"))
+    game_id = start(web.client, csrf, "kings_corner", seats="2", seat="1", opponent1=label)
+    with web.engine.connect() as connection:
+        query = sa.text("SELECT seed FROM live_game WHERE id = :id")
+        seed = connection.execute(query, {"id": game_id}).scalar_one()
+    shown = web.client.get(f"/play/{game_id}").text + json.dumps(state(web.client, game_id))
+    assert str(seed) not in shown  # nothing the page is sent while it runs names it
+    wait_until(lambda: state(web.client, game_id)["over"], what="the bot's forfeit")
+    record_id = state(web.client, game_id)["record_id"]
+    stored = web.client.get(f"/api/records/{record_id}").json()
+    assert stored["seed"] == seed  # shown once the game is over, the deal with it
+    confessed = re.search(r"DEAL ([0-9a-f]{16})", json.dumps(stored))
+    assert confessed, stored["reason"]
+    truth = hashlib.sha256(json.dumps(stored["record"]["deal"], sort_keys=True).encode())
+    assert confessed[1] != truth.hexdigest()[:16]
