@@ -111,7 +111,7 @@ def everything_shown(web: Web, tournament_id: int) -> str:
         json.dumps(games),
     ]
     for game in games["items"]:
-        shown += [get(f"/api/records/{game['id']}").text, f"/records/{game['id']}"]
+        shown += [get(f"/api/records/{game['id']}").text, get(f"/records/{game['id']}").text]
     return "\n".join(shown)
 
 
@@ -159,6 +159,29 @@ def test_a_hosted_tournament_hides_its_own_seed_until_the_end(web: Web) -> None:
         assert record["seed"] == game["seed"]
         assert record["deal"] == json.loads(json.dumps(dealt.to_dict()["deal"]))
     assert str(seed) in web.client.get(f"/tournaments/{tournament_id}").text
+
+
+def test_a_hosted_tournaments_deals_are_committed_to_and_hidden_until_the_end(web: Web) -> None:
+    engine = get_game("kings_corner")
+    deals = [engine.new_initial_state(seed=n, seats=2).to_dict()["deal"] for n in range(2)]
+    deals = json.loads(json.dumps(deals))
+    config = {**CONFIG, "game": "kings_corner", "seats": 2, "deals": deals}
+    alice = web.auth("alice")
+    queued = web.client.post("/api/tournaments", headers=alice, json=config)
+    assert queued.status_code == 202, queued.text
+    tournament_id = queued.json()["id"]
+    for shown in (queued.json(), web.client.get(f"/api/tournaments/{tournament_id}").json()):
+        assert "deals" not in shown["config"] and shown["seed"] is None
+    stock = " ".join(deals[0]["stock"][:6])  # a run of the first deal's hidden cards
+    assert stock not in everything_shown(web, tournament_id).replace('", "', " ")
+    cancelled = web.client.post(f"/api/tournaments/{tournament_id}/cancel", headers=alice)
+    assert cancelled.status_code == 200, cancelled.text
+    done = cancelled.json()
+    assert done["config"]["deals"] == deals
+    canonical = json.dumps(deals, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    text = "\x1f".join(["arena-tournament-seed-v1", str(done["seed"]), done["seed_nonce"], digest])
+    assert hashlib.sha256(text.encode()).hexdigest() == done["seed_commitment"]
 
 
 def test_a_bot_in_a_browser_game_learns_no_hidden_card_and_the_page_no_seed(web: Web) -> None:
