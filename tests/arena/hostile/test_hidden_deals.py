@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from rich.console import Console
 
+from arena.ladder.service import start_ladder
 from arena.store.bots import add_bot
 from arena.store.db import open_database, session_scope
 from arena.tournament.scheduling import deal_seed
@@ -206,3 +207,14 @@ def test_a_bot_in_a_browser_game_learns_no_hidden_card_and_the_page_no_seed(web:
     assert confessed, stored["reason"]
     truth = hashlib.sha256(json.dumps(stored["record"]["deal"], sort_keys=True).encode())
     assert confessed[1] != truth.hexdigest()[:16]
+
+
+def test_a_ladder_plays_a_secret_seed_it_committed_to(web: Web) -> None:
+    with session_scope(web.engine) as session:
+        ladder, _ = start_ladder(session, "koenigsgarten")
+        tournament_id = ladder.tournament_id
+    shown = web.client.get(f"/api/tournaments/{tournament_id}").json()
+    assert shown["seed"] is None and "seed" not in shown["config"]
+    assert HEX64.fullmatch(shown["seed_commitment"])
+    seed = stored_seed(web, tournament_id)
+    assert seed != 1 and str(seed) not in everything_shown(web, tournament_id)
