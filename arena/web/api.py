@@ -569,6 +569,14 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def web_config_schema() -> dict[str, Any]:
+    """The JSON schema of a configuration sent over the web: a configuration file's,
+    without ``seed`` (the server draws it: :func:`check_web_config`)."""
+    schema = inline_refs(TournamentConfig.model_json_schema())
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "seed"}
+    return schema
+
+
 @router.post(
     "/tournaments",
     tags=["tournaments"],
@@ -580,7 +588,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             "required": True,
             "description": "a tournament configuration, as in configs/*.toml",
             "content": {
-                "application/json": {"schema": inline_refs(TournamentConfig.model_json_schema())},
+                "application/json": {"schema": web_config_schema()},
                 "application/toml": {"schema": {"type": "string"}},
             },
         }
