@@ -26,6 +26,7 @@ from bots.base import GameInfo
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, python_source
 from tests.arena.web.conftest import TEST_SETTINGS, Web, make_account
+from tests.arena.web.test_play import sign_in, start, state
 from tests.waiting import wait_until
 
 DEAL_SEED = 1
@@ -73,8 +74,12 @@ def test_a_bot_that_deals_the_game_again_learns_no_hidden_card(game: str) -> Non
 # -- hosted play: the seed is secret until the end, committed to from the start ----------
 
 QUIET = Console(file=io.StringIO())
-CONFIG = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "games": 2}
-CONFIG["executor"] = "local"  # the games in this process: quick
+CONFIG = {
+    "game": "koenigsgarten",
+    "bots": ["random", "first-legal"],
+    "games": 2,
+    "executor": "local",  # the games in this process: quick
+}
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -186,8 +191,6 @@ def test_a_hosted_tournaments_deals_are_committed_to_and_hidden_until_the_end(we
 
 
 def test_a_bot_in_a_browser_game_learns_no_hidden_card_and_the_page_no_seed(web: Web) -> None:
-    from tests.arena.web.test_play import sign_in, start, state
-
     with session_scope(web.engine) as session:
         source = python_source("redealer.py", "ConfessingRedealer")
         bot, _ = add_bot(session, name="confessor", game="kings_corner", source=source)
