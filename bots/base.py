@@ -29,7 +29,10 @@ class GameInfo:
     seat: int
     num_seats: int
     seed: int
-    """The game's seed; a bot derives its own randomness from it and its seat."""
+    """A seed for the bot's own randomness, which it derives from this and its seat. In
+    process (built-in bots, trusted code) it is the deal's seed, so a game replays; a
+    submitted bot in the sandbox is handed a seed of its own instead, independent of the
+    deal (docs/protocol.md, "What a bot receives")."""
 
     @classmethod
     def of(

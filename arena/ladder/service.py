@@ -9,7 +9,6 @@ viewer and the reports read them unchanged.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -41,6 +40,7 @@ from arena.store.models import (
     TournamentStatus,
     utcnow,
 )
+from arena.store.sealing import draw_seal
 from arena.tournament.config import validate_config
 from engines.registry import get_game
 
@@ -156,13 +156,16 @@ def start_ladder(
         },
         "ladder",
     )
+    seal = draw_seal()  # a ladder never ends: its seed stays sealed while it exists
     tournament = Tournament(
         name=config.label,
         game=name,
         options={},
         format=config.format,
-        config=config.model_dump(mode="json"),
-        seed=secrets.randbits(62),
+        config={**config.model_dump(mode="json"), "seed": seal.seed},
+        seed=seal.seed,
+        seed_commitment=seal.commitment,
+        seed_nonce=seal.nonce,
         status=TournamentStatus.RUNNING,
         started=utcnow(),
     )

@@ -19,14 +19,19 @@ ship it back through our messages.
 
 A failure of the host itself (not of the bot) while it talks to the bot is raised as
 :class:`~arena.play.runner.HostError`, which the runner never charges to the bot.
+
+The ``seed`` of ``new_game`` is the bot's own (:func:`own_seed`), never the deal's: the
+bot can import the engines and would deal the game again from the deal's seed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
+import secrets
 import select
 import subprocess
 import time
@@ -55,6 +60,7 @@ from bots.base import (
 from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION
 from engines.core import Action
 from engines.outcome import Outcome
+from engines.seeding import MAX_SEED
 
 READ_CHUNK = 65536
 UNTIMED = TimeControl()
@@ -70,6 +76,18 @@ POLL_MAX_MS = 2**31 - 1
 FOREVER_SECONDS = 10_000_000.0
 """Longer time limits (up to infinity) mean no limit; they are cut to this, which
 still fits every clock the host hands on (the CPU-time limit, the wire's JSON)."""
+
+
+SEED_KEY_BYTES = 32
+"""The size of the secret key a :class:`SubprocessBot` derives the bots' own seeds with."""
+
+
+def own_seed(key: bytes, deal_seed: int, seat: int) -> int:
+    """The seed a bot is handed for a game: a keyed hash (BLAKE2b) of the deal's seed
+    and the seat under ``key``, the host's secret. Without the key it is independent
+    of the deal, however few the deal seeds to try (a person's ``--seed 1``)."""
+    digest = hashlib.blake2b(f"{deal_seed}\x1f{seat}".encode(), digest_size=8, key=key)
+    return int.from_bytes(digest.digest(), "big") & MAX_SEED
 
 
 class BotErrorReport(BotCrash):
@@ -224,6 +242,10 @@ class SubprocessBot(Bot):
     :class:`~arena.players.sandbox.SandboxedProcess`); ``params``, the bot's registered
     parameters, go to it in the ``new_game`` message. ``time_control`` is the tournament's;
     where it sets nothing, ``limits`` supply the per-move deadline and game budget.
+
+    Each instance draws a secret key (never sent, never stored) from which the seed in
+    ``new_game`` is made (:func:`own_seed`): a game's randomness in a submitted bot
+    replays within one instance, never from the deal's seed alone.
     """
 
     def __init__(
@@ -259,6 +281,7 @@ class SubprocessBot(Bot):
         """The last game's (closed) sandbox: its user id, process group, directory."""
         self._channel: _Channel | None = None
         self._spent = 0.0
+        self._seed_key = secrets.token_bytes(SEED_KEY_BYTES)
 
     # -- the Bot protocol ---------------------------------------------------------
 
@@ -300,7 +323,7 @@ class SubprocessBot(Bot):
                         "options": dict(info.options),
                         "seat": info.seat,
                         "seats": info.num_seats,
-                        "seed": info.seed,
+                        "seed": own_seed(self._seed_key, info.seed, info.seat),
                         "params": self.params,
                     },
                     deadline,

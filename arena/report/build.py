@@ -46,6 +46,7 @@ from arena.ratings.multiplayer import seated_pairs
 from arena.ratings.pairs import paired_statistics
 from arena.store.games import get_tournament, participants
 from arena.store.models import BotVersion
+from arena.store.sealing import sealed, shown_config
 from arena.store.tally import (
     HUMAN_FORMAT,
     BotNames,
@@ -162,7 +163,10 @@ class TournamentInfo:
     games_per_table: int
     schedule: str
     """How many games its type plays, in words."""
-    seed: int
+    seed: int | None
+    """None while it is sealed (hosted play, arena.store.sealing): not over yet."""
+    seed_commitment: str | None
+    """Hosted play: the commitment to the seed, shown from the start."""
     time_per_move: float | None
     time_per_game: float | None
     time_class: TimeClass
@@ -507,7 +511,8 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         ],
         games_per_table=config.games,
         schedule=tournament_format(config.format).describe_schedule(config),
-        seed=tournament.seed,
+        seed=None if sealed(tournament) else tournament.seed,
+        seed_commitment=tournament.seed_commitment,
         time_per_move=config.time_per_move,
         time_per_game=config.time_per_game,
         time_class=config_time_class(tournament.config),
@@ -517,7 +522,7 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         created=tournament.created,
         started=tournament.started,
         finished=tournament.finished,
-        config=dict(tournament.config),
+        config=shown_config(tournament),
     )
     return info, [m.bot_id for m in members]
 

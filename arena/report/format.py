@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.ratings import Pentanomial
-from arena.report.build import BotLine, Report
+from arena.report.build import BotLine, Report, TournamentInfo
 from arena.store.tally import FORFEIT_REASONS, OTHER_REASON, Standing
 from engines.outcome import ForfeitReason
 
@@ -327,6 +327,13 @@ def _count_line(report: Report) -> str:
     return ", ".join(parts)
 
 
+def _seed_text(info: TournamentInfo) -> str:
+    """``seed N``, or the commitment while the seed is sealed (hosted play)."""
+    if info.seed is None:
+        return f"seed sealed until the end (commitment {info.seed_commitment})"
+    return f"seed {info.seed}"
+
+
 def summary_lines(report: Report) -> list[str]:
     """The report's header: what was played, under which settings, and what it says."""
     lines = []
@@ -335,7 +342,7 @@ def summary_lines(report: Report) -> list[str]:
         options = ", ".join(f"{k}={v}" for k, v in sorted(info.options.items()))
         lines.append(
             f"game {info.game}{f' ({options})' if options else ''}, type {info.type}, "
-            f"{info.seats} seats, {info.schedule}, seed {info.seed}, "
+            f"{info.seats} seats, {info.schedule}, {_seed_text(info)}, "
             f"time control {info.time_control}"
         )
         bots = ", ".join(
@@ -686,6 +693,7 @@ def _tournament_data(report: Report) -> dict[str, Any] | None:
         "bots": [{"bot": p.label, "role": p.role, "suspended": p.suspended} for p in info.bots],
         "games_per_table": info.games_per_table,
         "seed": info.seed,
+        "seed_commitment": info.seed_commitment,
         "time_control": {
             "per_move": info.time_per_move,
             "per_game": info.time_per_game,

@@ -374,6 +374,14 @@ def _v13_generated_schedules(op: Operations) -> None:
     )
 
 
+def _v14_sealed_seeds(op: Operations) -> None:
+    """Hosted play's secret seeds: the commitment shown from the start and the nonce
+    revealed with the seed at the end (arena.store.sealing); older tournaments have
+    neither, and their seed stays public."""
+    op.add_column("tournament", sa.Column("seed_commitment", sa.String, nullable=True))
+    op.add_column("tournament", sa.Column("seed_nonce", sa.String, nullable=True))
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -388,6 +396,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v11_regression_test_games,
     _v12_live_human_games,
     _v13_generated_schedules,
+    _v14_sealed_seeds,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -92,6 +92,11 @@ class Tournament(SQLModel, table=True):
     format: str
     config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    seed_commitment: str | None = None
+    """Hosted play (a tournament queued over the web, a ladder): the commitment to the
+    secret seed (arena.store.sealing), shown from the start; None: the seed is public."""
+    seed_nonce: str | None = None
+    """The nonce hashed into the commitment, revealed with the seed once it is over."""
     status: str = TournamentStatus.PENDING
     """A :class:`TournamentStatus` (stored as its word)."""
     scheduled: int = 0

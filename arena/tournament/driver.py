@@ -61,6 +61,7 @@ from arena.store.models import (
     TournamentStatus,
     utcnow,
 )
+from arena.store.sealing import draw_seal
 from arena.store.tally import Standing, StoredGame, bot_names, games_page, load_games, standing
 from arena.tournament.adaptive import PairedSprt, sprt_settings
 from arena.tournament.config import TournamentConfig, validate_config
@@ -140,12 +141,15 @@ def create_tournament(
     *,
     status: TournamentStatus = TournamentStatus.PENDING,
     owner_id: int | None = None,
+    sealed: bool = False,
 ) -> int:
     """Validate the bots, then write the tournament and its participants, in the
     caller's transaction; a fixed format's schedule is not written but generated from
     the configuration whenever it is needed (:class:`GeneratedSchedule`), an adaptive
     format's is written batch by batch as it runs. Returns the tournament's id. A
-    tournament queued over the web is written ``queued`` with its owner.
+    tournament queued over the web is written ``queued`` with its owner, and
+    ``sealed``: it plays a secret seed drawn here instead of the configuration's, and
+    stores the commitment to it (arena.store.sealing).
 
     Raises:
         ConfigError: a bot that is unknown or plays another game (the caller's
@@ -154,13 +158,20 @@ def create_tournament(
     game = get_game(config.game)
     options = game.options_to_dict(game.parse_options(config.options))
     roles = _resolve_participants(session, config, source)
+    stored = config.model_dump(mode="json")
+    seal = draw_seal(stored["deals"]) if sealed else None
+    if seal is not None:
+        config = config.model_copy(update={"seed": seal.seed})
+        stored["seed"] = seal.seed
     tournament = Tournament(
         name=config.label,
         game=game.name,
         options=options,
         format=config.format,
-        config=config.model_dump(mode="json"),
+        config=stored,
         seed=config.seed,
+        seed_commitment=None if seal is None else seal.commitment,
+        seed_nonce=None if seal is None else seal.nonce,
         status=status,
         owner_id=owner_id,
     )

@@ -531,11 +531,16 @@ def parse_config_body(body: bytes, content_type: str) -> dict[str, Any]:
 
 def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConfig:
     """Validate a configuration sent over the web: the command line's rules, and the
-    server's caps.
+    server's caps. It names no seed: the server draws a secret one (arena.store.sealing).
 
     Raises:
         ConfigError: the first problem, naming the field and the value.
     """
+    if "seed" in data:
+        raise ConfigError(
+            f"field 'seed': not allowed over the web: the server draws each tournament's "
+            f"seed in secret and reveals it when the tournament is over (got {data['seed']!r:.80})"
+        )
     if data.get("ray_address") is not None:
         raise ConfigError(
             f"field 'ray_address': not allowed over the web: the worker's own cluster runs "
@@ -564,6 +569,14 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def web_config_schema() -> dict[str, Any]:
+    """The JSON schema of a configuration sent over the web: a configuration file's,
+    without ``seed`` (the server draws it: :func:`check_web_config`)."""
+    schema = inline_refs(TournamentConfig.model_json_schema())
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "seed"}
+    return schema
+
+
 @router.post(
     "/tournaments",
     tags=["tournaments"],
@@ -575,7 +588,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             "required": True,
             "description": "a tournament configuration, as in configs/*.toml",
             "content": {
-                "application/json": {"schema": inline_refs(TournamentConfig.model_json_schema())},
+                "application/json": {"schema": web_config_schema()},
                 "application/toml": {"schema": {"type": "string"}},
             },
         }
@@ -589,8 +602,10 @@ def queue_tournament(
     body: Annotated[bytes, Depends(config_body)],
 ) -> schemas.TournamentDetail:
     """Queue a tournament from a configuration (JSON or TOML, the fields of
-    ``configs/*.toml``). It is validated, its bots resolved and its schedule written
-    at once (422 naming the field otherwise), then a worker runs it."""
+    ``configs/*.toml`` but ``seed``). It is validated, its bots resolved and its schedule
+    written at once (422 naming the field otherwise), then a worker runs it. Its seed is
+    drawn in secret: the answer shows the commitment to it, the seed is shown once the
+    tournament is over."""
     data = parse_config_body(body, request.headers.get("content-type", ""))
     config = check_web_config(data, ctx)
     with session_scope(ctx.engine) as session:
@@ -599,7 +614,12 @@ def queue_tournament(
     # and no owner can cancel. (The rate limit above counts rejected requests too.)
     with session_scope(ctx.engine) as session:
         tournament_id = create_tournament(
-            session, config, "body", status=TournamentStatus.QUEUED, owner_id=account.id
+            session,
+            config,
+            "body",
+            status=TournamentStatus.QUEUED,
+            owner_id=account.id,
+            sealed=True,
         )
     response.headers["Location"] = f"/api/tournaments/{tournament_id}"
     return queries.tournament_detail(ctx.engine, tournament_id)

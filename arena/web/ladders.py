@@ -36,6 +36,7 @@ from arena.store.models import (
     RegressionTest,
     Tournament,
 )
+from arena.store.sealing import sealed
 from arena.web import queries, schemas
 from arena.web.accounts import CHANGE_LADDER, STOP_REGRESSION_TESTS, admit, check_operator
 from arena.web.api import WRITE_ERRORS, Owner, check_owner
@@ -484,6 +485,9 @@ def version_test_games(
         )
         rows = session.connection().execute(query).all()
         labels = queries.labels_of(session, {bot for row in rows for bot in row.seats})
+        ladder = session.get(Ladder, test.ladder_id)
+        tournament = None if ladder is None else session.get(Tournament, ladder.tournament_id)
+        hidden = tournament is not None and sealed(tournament)
     items = []
     for row in rows[:limit]:
         seat_of = {bot: seat for seat, bot in enumerate(row.seats)}
@@ -492,7 +496,7 @@ def version_test_games(
         )
         items.append(
             VersionTestGame(
-                **queries.stored_game(row, labels).model_dump(),
+                **queries.stored_game(row, labels, hidden=hidden).model_dump(),
                 candidate_score=score,
                 viewer=f"/records/{row.id}",
             )

@@ -26,6 +26,7 @@ from arena.store.models import (
 )
 from arena.store.models import Participant as ParticipantRow
 from arena.store.models import Tournament as TournamentRow
+from arena.store.sealing import sealed, sealed_while, shown_config
 from arena.store.tally import bot_tallies
 from arena.web import schemas
 from arena.web.accounts import account_names
@@ -208,13 +209,16 @@ def _stored_counts(engine: Engine, ids: list[int]) -> dict[int, int]:
 
 def _tournament(row: TournamentRow, stored: int, owners: dict[int, str]) -> schemas.Tournament:
     assert row.id is not None
+    hidden = sealed(row)
     return schemas.Tournament(
         id=row.id,
         name=row.name,
         game=row.game,
         format=row.format,
         status=row.status,
-        seed=row.seed,
+        seed=None if hidden else row.seed,
+        seed_commitment=row.seed_commitment,
+        seed_nonce=None if hidden else row.seed_nonce,
         options=dict(row.options),
         scheduled=row.scheduled,
         stored=stored,
@@ -269,7 +273,7 @@ def tournament_detail(engine: Engine, tournament_id: int) -> schemas.TournamentD
     stored = _stored_counts(engine, [tournament_id]).get(tournament_id, 0)
     return schemas.TournamentDetail(
         **_tournament(row, stored, owners).model_dump(),
-        config=dict(row.config),
+        config=shown_config(row),
         participants=[
             schemas.Participant(
                 bot_id=p.bot_id,
@@ -307,13 +311,14 @@ GAME_COLUMNS = (
 )
 
 
-def stored_game(row: Any, labels: dict[int, str]) -> schemas.StoredGame:
-    """A row of :data:`GAME_COLUMNS` as the API shows it."""
+def stored_game(row: Any, labels: dict[int, str], *, hidden: bool) -> schemas.StoredGame:
+    """A row of :data:`GAME_COLUMNS` as the API shows it; ``hidden``: without its seed
+    (its tournament is sealed)."""
     return schemas.StoredGame(
         id=row.id,
         tournament_id=row.tournament_id,
         index=row.index,
-        seed=row.seed,
+        seed=None if hidden else row.seed,
         players=[labels.get(bot, str(bot)) for bot in row.seats],
         seats=list(row.seats),
         status=row.status,
@@ -335,7 +340,7 @@ def tournament_games(
         NotFoundError: no such tournament.
     """
     with Session(engine) as session:
-        get_tournament(session, tournament_id)
+        hidden = sealed(get_tournament(session, tournament_id))
     query = (
         sa.select(*GAME_COLUMNS)
         .where(GAMES.c.tournament_id == tournament_id)
@@ -349,18 +354,28 @@ def tournament_games(
     with Session(engine) as session:
         labels = labels_of(session, {bot for row in rows for bot in row.seats})
     return schemas.GamePage(
-        items=[stored_game(row, labels) for row in rows], total=total, offset=offset, limit=limit
+        items=[stored_game(row, labels, hidden=hidden) for row in rows],
+        total=total,
+        offset=offset,
+        limit=limit,
     )
 
 
 def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, GameRecord]:
-    """A stored game with its parsed record.
+    """A stored game with its parsed record; while its tournament is sealed, the game
+    and the record shown name no seed (the parsed record keeps it, for the replay).
 
     Raises:
         NotFoundError: no such game. RecordError: its record is unreadable.
     """
     query = (
-        sa.select(*GAME_COLUMNS, GAMES.c.record, TOURNAMENTS.c.game)
+        sa.select(
+            *GAME_COLUMNS,
+            GAMES.c.record,
+            TOURNAMENTS.c.game,
+            TOURNAMENTS.c.status.label("tournament_status"),
+            TOURNAMENTS.c.seed_commitment,
+        )
         .select_from(GAMES.join(TOURNAMENTS, TOURNAMENTS.c.id == GAMES.c.tournament_id))
         .where(GAMES.c.id == game_id)
     )
@@ -377,5 +392,7 @@ def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, G
         raise RecordError(f"game {game_id} stores a match record, not a game")
     with Session(engine) as session:
         labels = labels_of(session, set(row.seats))
-    stored = stored_game(row, labels)
-    return schemas.StoredRecord(**stored.model_dump(), game=row.game, record=data), record
+    hidden = sealed_while(row.seed_commitment, row.tournament_status)
+    stored = stored_game(row, labels, hidden=hidden)
+    shown = {**data, "seed": None} if hidden and "seed" in data else data
+    return schemas.StoredRecord(**stored.model_dump(), game=row.game, record=shown), record

@@ -105,7 +105,12 @@ class Tournament(BaseModel):
     game: str
     format: str
     status: str
-    seed: int
+    seed: int | None
+    """None while sealed: hosted play keeps it secret until the tournament is over."""
+    seed_commitment: str | None
+    """Hosted play: SHA-256 committing to the seed (docs/protocol.md), from the start."""
+    seed_nonce: str | None
+    """Hosted play: the nonce hashed into the commitment, shown with the seed."""
     options: dict[str, Any]
     scheduled: int
     stored: int
@@ -127,7 +132,8 @@ class StoredGame(BaseModel):
     id: int
     tournament_id: int
     index: int
-    seed: int
+    seed: int | None
+    """None while its tournament is sealed (hosted play, not over yet)."""
     players: list[str]
     seats: list[int]
     status: str

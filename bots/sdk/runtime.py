@@ -41,7 +41,8 @@ class BotLoadFailure(Exception):
 
 
 class GameInfo:
-    """What a plain bot class is told when a game starts."""
+    """What a plain bot class is told when a game starts; ``seed`` is the bot's own
+    (independent of the deal: docs/protocol.md, "What a bot receives")."""
 
     __slots__ = ("game", "num_seats", "options", "seat", "seed")
 

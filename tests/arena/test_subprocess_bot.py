@@ -45,7 +45,6 @@ def opening(info: GameInfo) -> list[tuple[dict[str, Any], list[Any]]]:
                 "options": dict(info.options),
                 "seat": info.seat,
                 "seats": info.num_seats,
-                "seed": info.seed,
             },
             [READY],
         ),
@@ -76,6 +75,8 @@ def test_a_game_speaks_the_documented_messages_and_maps_the_answer() -> None:
     bot.game_over(outcome)
     messages = received(bot)
     assert [m["type"] for m in messages] == ["hello", "new_game", "act", "game_over", "quit"]
+    seed = messages[1]["seed"]  # the bot's own (tests/arena/hostile/test_hidden_deals.py)
+    assert isinstance(seed, int) and 0 <= seed < 2**63 and seed != info.seed
     assert messages[2]["time_left"] == 7.5 and messages[2]["move_time"] == 2.0
     assert messages[3]["outcome"] == json.loads(json.dumps(outcome.to_dict()))
     assert bot.last_exit == 0  # it left on its own after quit
