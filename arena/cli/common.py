@@ -12,6 +12,7 @@ import typer
 
 from arena.errors import ArenaError
 from arena.store.location import ENV_VAR
+from engines.seeding import MAX_SEED
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -52,8 +53,9 @@ deals make); the benchmarks fix theirs so that figures compare."""
 
 def chosen_seed(seed: int | None) -> int:
     """``seed``, or a random one when none is given (:data:`SEED_RULE`; the caller
-    prints it)."""
-    return secrets.randbelow(2**31) if seed is None else seed
+    prints it). A drawn seed has the full 63 bits: a bot that holds part of a deal
+    must not be able to try every seed until one deals its cards (docs/protocol.md)."""
+    return secrets.randbelow(MAX_SEED + 1) if seed is None else seed
 
 
 def database(url: str | None) -> Engine:
