@@ -19,6 +19,7 @@ and gives exactly the ratings and intervals of ``fit_elo`` on the same games.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -60,8 +61,23 @@ class LiveEloState:
     games: int
 
     def check(self) -> None:
-        """Raises RatingError when a player number is out of range or a pair is not
-        two players, the lower first."""
+        """Raises RatingError when a player number is out of range, a pair is not two
+        players, the lower first, a count is negative or a sum not finite."""
+        counts = [
+            *(c for *_, c in self.wins),
+            *(c for *_, c in self.draws),
+            *(g for _, held in self.rotations for *_, g in held),
+            self.closed,
+            self.games,
+        ]
+        if any(c < 0 for c in counts):
+            raise RatingError("a negative count of games or rotations")
+        values = [
+            *(v for _, held in self.rotations for _, _, *pg in held for v in pg),
+            *(v for *_, a, b, n in self.sums for v in (a, b, n)),
+        ]
+        if not all(math.isfinite(v) for v in values):
+            raise RatingError("a sum that is not a finite number")
         count = len(self.players)
         pairs = [
             *((i, j) for i, j, _ in self.draws),

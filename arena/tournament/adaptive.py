@@ -7,6 +7,7 @@ using the rating library in ``arena/ratings``; the ``sprt`` test itself
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -241,8 +242,12 @@ class PairedSprt:
         )
 
     def check(self, state: SprtState) -> None:
-        """Raises RatingError for a state that is not one of this test: a game not
-        between the two bots, or waiting although taken already (or the reverse)."""
+        """Raises RatingError for a state that is not one of this test: a negative
+        count, an LLR that is not a finite number, a game not between the two bots, or
+        waiting although taken already (or the reverse)."""
+        counts = (*state.counts.counts(), state.pairs, state.games_seen, state.next_index)
+        if min(counts) < 0 or not math.isfinite(state.llr):
+            raise RatingError(f"counts {counts} and LLR {state.llr} of no test")
         bots = sorted((self.candidate, self.baseline))
         for waiting, games in ((True, state.waiting), (False, state.open)):
             for game in games:

@@ -234,6 +234,8 @@ def _malformed(state: dict[str, Any]) -> dict[str, bytes]:
             ["statistics", "elo", "wins"], [[0, 99, 1], *elo["wins"]]
         ),
         "a pair out of order": changed(["statistics", "elo", "draws"], [[2, 1, 1]]),
+        "a negative count": changed(["statistics", "elo", "draws"], [[0, 1, -5]]),
+        "an infinite sum": changed(["statistics", "elo", "sums"], [[0, 1, 0, 1, 1e999, 0, 1]]),
         "another tournament's bots": changed(["statistics", "elo", "players"], ["x", "y", "z"]),
     }
 
@@ -252,6 +254,8 @@ MALFORMED = [
     "a float as a player",
     "a player number out of range",
     "a pair out of order",
+    "a negative count",
+    "an infinite sum",
     "another tournament's bots",
 ]
 
@@ -370,3 +374,34 @@ def test_the_upgrade_deletes_pickled_states_unread_and_the_resume_loses_no_game(
     with upgraded.connect() as connection:
         after = dict(connection.execute(sa.text('SELECT id, "index" FROM game')).all())
     assert {key: after[key] for key in before} == before, "the games stored before are kept"
+
+
+@pytest.mark.parametrize("case", ["a game of other bots", "a negative count", "a game taken"])
+def test_a_malformed_sprt_state_is_refused_and_the_test_counted_from_the_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """A ``sprt``'s test in the state that cannot be this test's: refused, said, and the
+    resume tests the stored games instead, as a resume without a state does."""
+    path = tmp_path / "arena.db"
+    tournament_id = interrupted(path, FORMATS["sprt"], monkeypatch)
+    engine = open_database(str(path))
+    state = json.loads(stored_state(engine, tournament_id))
+    test = state["test"]
+    game = test["open"][0] if test["open"] else test["waiting"][0]
+    if case == "a game of other bots":
+        game["seats"] = [91, 92]
+    elif case == "a negative count":
+        test["counts"]["ll"] = -3
+    else:
+        test["waiting"].append({**game, "index": 0})
+    forge(engine, tournament_id, json.dumps(state).encode())
+    output = io.StringIO()
+    runner = TournamentRunner(engine, tournament_id, console=Console(file=output, width=200))
+
+    buffer, _ = runner._buffer(runner._sprt_test())
+
+    assert f"tournament {tournament_id}: its stored driver state is not one" in output.getvalue()
+    assert buffer.test is not None
+    assert as_data(buffer.test.running_state()) == as_data(
+        counted_state(engine, tournament_id).test
+    )
