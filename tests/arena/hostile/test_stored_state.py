@@ -387,9 +387,21 @@ def test_a_malformed_sprt_state_is_refused_and_the_test_counted_from_the_games(
     engine = open_database(str(path))
     state = json.loads(stored_state(engine, tournament_id))
     test = state["test"]
-    game = test["open"][0] if test["open"] else test["waiting"][0]
+    bots = [int(bot) for bot in state["standings"]["bots"]]
+    game = {
+        "tournament_id": 0,
+        "index": test["next_index"] + 10,
+        "seed": 1,
+        "seats": bots,
+        "ranking": [1, 2],
+        "returns": [1.0, -1.0],
+        "termination": "won",
+        "offender": None,
+        "reason": None,
+        "status": "ok",
+    }
     if case == "a game of other bots":
-        game["seats"] = [91, 92]
+        test["waiting"].append({**game, "seats": [91, 92]})
     elif case == "a negative count":
         test["counts"]["ll"] = -3
     else:
