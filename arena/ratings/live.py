@@ -19,8 +19,10 @@ and gives exactly the ratings and intervals of ``fit_elo`` on the same games.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
@@ -30,15 +32,64 @@ from arena.ratings.elo import EloRatings, fit_with_fallback, hessian_fit
 from arena.ratings.errors import RatingError
 
 Pair = tuple[int, int]
+"""Two player numbers, the lower first."""
+RotationKey = tuple[int, int, tuple[int, ...]] | str
+"""A rotation: a tournament's deal at a table (tournament, seed, sorted seats), or
+``"tournament:seed"`` (one seat: every bot on the deal)."""
 
 
 def _no_sums() -> list[float]:
-    """A pair of pairs' ``A``, ``B`` and ``N`` before any game (a function, not a
-    lambda: a driver stores its :class:`LiveElo` pickled)."""
+    """A pair of pairs' ``A``, ``B`` and ``N`` before any game."""
     return [0.0, 0.0, 0.0]
 
 
-"""Two player numbers, the lower first."""
+@dataclass(frozen=True)
+class LiveEloState:
+    """A :class:`LiveElo` as plain data (a driver stores it with each batch, as JSON):
+    the players, the win and draw totals ``(i, j, games)``, the open rotations with
+    their pairs' ``(i, j, points, games)``, the sums ``(i, j, k, l, A, B, N)`` of each
+    pair of pairs ``((i, j), (k, l))``, the rotations closed and the games. Every
+    mapping is a sequence of its items, in its order (the fit adds them in that order).
+    """
+
+    players: tuple[str, ...]
+    wins: tuple[tuple[int, int, int], ...]
+    draws: tuple[tuple[int, int, int], ...]
+    rotations: tuple[tuple[RotationKey, tuple[tuple[int, int, float, float], ...]], ...]
+    sums: tuple[tuple[int, int, int, int, float, float, float], ...]
+    closed: int
+    games: int
+
+    def check(self) -> None:
+        """Raises RatingError when a player number is out of range, a pair is not two
+        players, the lower first, a count is negative or a sum not finite."""
+        counts = [
+            *(c for *_, c in self.wins),
+            *(c for *_, c in self.draws),
+            *(g for _, held in self.rotations for *_, g in held),
+            self.closed,
+            self.games,
+        ]
+        if any(c < 0 for c in counts):
+            raise RatingError("a negative count of games or rotations")
+        values = [
+            *(v for _, held in self.rotations for _, _, *pg in held for v in pg),
+            *(v for *_, a, b, n in self.sums for v in (a, b, n)),
+        ]
+        if not all(math.isfinite(v) for v in values):
+            raise RatingError("a sum that is not a finite number")
+        count = len(self.players)
+        pairs = [
+            *((i, j) for i, j, _ in self.draws),
+            *((i, j) for _, held in self.rotations for i, j, _, _ in held),
+            *((i, j) for i, j, *_ in self.sums),
+            *((k, m) for _, _, k, m, *_ in self.sums),
+        ]
+        numbers = [*(n for i, j, _ in self.wins for n in (i, j)), *(n for p in pairs for n in p)]
+        if any(not 0 <= n < count for n in numbers):
+            raise RatingError(f"a player number out of range for {count} players")
+        if any(i >= j for i, j in pairs) or any(i == j for i, j, _ in self.wins):
+            raise RatingError("a pair of players that is not two players, the lower first")
 
 
 class LiveElo:
@@ -55,7 +106,7 @@ class LiveElo:
         self._wins: Counter[Pair] = Counter()
         """Games (winner, loser); draws under (lower, higher) in ``_draws``."""
         self._draws: Counter[Pair] = Counter()
-        self._rotations: dict[Hashable, dict[Pair, list[float]]] = defaultdict(dict)
+        self._rotations: dict[RotationKey, dict[Pair, list[float]]] = defaultdict(dict)
         """Per rotation and pair: the lower player's points and the games."""
         self._sums: dict[tuple[Pair, Pair], list[float]] = defaultdict(_no_sums)
         """``A``, ``B`` and ``N`` of each pair of pairs (see the module's docstring)."""
@@ -63,7 +114,7 @@ class LiveElo:
         """Rotations forgotten (:meth:`close`): counted, no longer held."""
         self.games = 0
 
-    def add_game(self, players: Sequence[str], ranking: Sequence[int], group: Hashable) -> None:
+    def add_game(self, players: Sequence[str], ranking: Sequence[int], group: RotationKey) -> None:
         """A game of two or more seats, decomposed into one result per pair of seats
         held by different players (as :func:`arena.ratings.pairwise_games` does).
 
@@ -76,7 +127,7 @@ class LiveElo:
         ]
         self.add_results(results, group)
 
-    def add_results(self, results: Sequence[tuple[str, str, float]], group: Hashable) -> None:
+    def add_results(self, results: Sequence[tuple[str, str, float]], group: RotationKey) -> None:
         """Two-player results ``(first, second, first's score)`` of one rotation.
 
         Raises RatingError for an unknown player or a score other than 0, ½ or 1.
@@ -93,7 +144,7 @@ class LiveElo:
         """
         return self._index(name)
 
-    def add_numbered(self, results: Sequence[tuple[int, int, float]], group: Hashable) -> None:
+    def add_numbered(self, results: Sequence[tuple[int, int, float]], group: RotationKey) -> None:
         """:meth:`add_results` with the players by number (:meth:`number`): the driver
         adds a rotation's games this way, without looking names up for every game.
 
@@ -153,11 +204,45 @@ class LiveElo:
             self.games += count * len(results)
             self._closed += count
 
-    def close(self, group: Hashable) -> None:
+    def close(self, group: RotationKey) -> None:
         """``group`` has all its games: forget its totals (the sums keep what the fit
         needs), so memory holds the open rotations only, not every rotation so far."""
         if self._rotations.pop(group, None) is not None:
             self._closed += 1
+
+    def running_state(self) -> LiveEloState:
+        """Everything the ratings follow from, as data (:meth:`resumed` takes it up)."""
+        sums = self._sums
+        return LiveEloState(
+            self.players,
+            tuple((i, j, count) for (i, j), count in self._wins.items()),
+            tuple((i, j, count) for (i, j), count in self._draws.items()),
+            tuple(
+                (group, tuple((i, j, held[0], held[1]) for (i, j), held in pairs.items()))
+                for group, pairs in self._rotations.items()
+            ),
+            tuple((i, j, k, m, a, b, n) for ((i, j), (k, m)), (a, b, n) in sums.items()),
+            self._closed,
+            self.games,
+        )
+
+    @classmethod
+    def resumed(cls, state: LiveEloState) -> LiveElo:
+        """The :class:`LiveElo` whose :meth:`running_state` was ``state``.
+
+        Raises RatingError for a state with a player number out of range or a pair of
+        players not in order (a state of another program, or forged).
+        """
+        state.check()
+        elo = cls(state.players)
+        elo._wins.update({(i, j): count for i, j, count in state.wins})
+        elo._draws.update({(i, j): count for i, j, count in state.draws})
+        for group, held in state.rotations:
+            elo._rotations[group] = {(i, j): [points, games] for i, j, points, games in held}
+        for i, j, k, m, a, b, n in state.sums:
+            elo._sums[((i, j), (k, m))] = [a, b, n]
+        elo._closed, elo.games = state.closed, state.games
+        return elo
 
     def _index(self, name: str) -> int:
         try:

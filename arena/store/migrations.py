@@ -382,6 +382,19 @@ def _v14_sealed_seeds(op: Operations) -> None:
     op.add_column("tournament", sa.Column("seed_nonce", sa.String, nullable=True))
 
 
+def _v15_driver_state_as_data(op: Operations) -> None:
+    """A tournament driver stores its running state as JSON (arena.tournament.state),
+    no longer pickled: the pickled states are deleted unread (reading one could run
+    what a forged row names). A resume without a state counts the tournament's stored
+    games instead, as it does for a state of another version: no game is lost or
+    counted twice. A ladder's state (its bots' health) was JSON already and stays."""
+    state = sa.table("driver_state", sa.column("tournament_id", sa.Integer))
+    ladder = sa.table("ladder", sa.column("tournament_id", sa.Integer))
+    op.get_bind().execute(
+        sa.delete(state).where(state.c.tournament_id.not_in(sa.select(ladder.c.tournament_id)))
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -397,6 +410,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v12_live_human_games,
     _v13_generated_schedules,
     _v14_sealed_seeds,
+    _v15_driver_state_as_data,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

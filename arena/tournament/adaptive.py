@@ -7,7 +7,9 @@ using the rating library in ``arena/ratings``; the ``sprt`` test itself
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.play.results import FinishedGame, PlannedGame
@@ -18,7 +20,7 @@ from arena.ratings.errors import RatingError
 from arena.ratings.multiplayer import pairwise_games
 from arena.ratings.pairs import Pentanomial, game_score, pair_category
 from arena.ratings.sprt import SprtDecision, SprtResult, SprtSettings, sprt, sprt_sequence
-from arena.store.tally import IndexedGame, Standing, standing
+from arena.store.tally import IndexedGame, Standing, StoredGame, standing
 from arena.tournament.scheduling import rotations, seating_orders
 from engines.seeding import derive_seed
 
@@ -120,6 +122,37 @@ class EloScheduler:
         return self.reason
 
 
+@dataclass(frozen=True)
+class SprtState:
+    """:class:`PairedSprt` as data: the counts and LLR so far, the pairs and games
+    taken, the next game's index, the games stored out of order (``waiting``) and the
+    first games of the pairs under way (``open``)."""
+
+    counts: Pentanomial
+    llr: float
+    pairs: int
+    games_seen: int
+    next_index: int
+    waiting: tuple[StoredGame, ...]
+    open: tuple[StoredGame, ...]
+
+
+def _counted(game: IndexedGame) -> StoredGame:
+    """What the test reads of ``game`` (the record left out; no tournament)."""
+    return StoredGame(
+        0,
+        game.index,
+        game.seed,
+        game.seats,
+        game.ranking,
+        game.returns,
+        game.termination,
+        game.offender,
+        game.reason,
+        game.status,
+    )
+
+
 class PairedSprt:
     """The SPRT of a ``sprt`` tournament, from the candidate's side, checked after
     every pair of games in schedule order.
@@ -194,25 +227,56 @@ class PairedSprt:
                 self.games_seen = seen_at[used - 1]
         return self.result
 
-    def running_state(self) -> tuple[object, ...]:
-        """What :meth:`resume_from` needs to go on testing where this left off."""
-        return (
-            self.result,
+    def running_state(self) -> SprtState:
+        """What :meth:`resume_from` needs to go on testing where this left off, as data."""
+        counts = self.result.counts
+        assert isinstance(counts, Pentanomial)
+        return SprtState(
+            counts,
+            self.result.llr,
             self.pairs,
             self.games_seen,
             self._next_index,
-            self._waiting,
-            self._open,
+            tuple(map(_counted, self._waiting.values())),
+            tuple(map(_counted, self._open.values())),
         )
 
-    def resume_from(self, state: tuple[object, ...]) -> None:
-        """Take up a :meth:`running_state`, as if its games were added."""
-        result, pairs, games_seen, next_index, waiting, open_pairs = state
-        assert isinstance(result, SprtResult) and isinstance(waiting, dict)
-        assert isinstance(pairs, int) and isinstance(games_seen, int)
-        assert isinstance(next_index, int) and isinstance(open_pairs, dict)
-        self.result, self.pairs, self.games_seen = result, pairs, games_seen
-        self._next_index, self._waiting, self._open = next_index, waiting, open_pairs
+    def check(self, state: SprtState) -> None:
+        """Raises RatingError for a state that is not one of this test: a negative
+        count, an LLR that is not a finite number, a game not between the two bots, or
+        waiting although taken already (or the reverse)."""
+        counts = (*state.counts.counts(), state.pairs, state.games_seen, state.next_index)
+        if min(counts) < 0 or not math.isfinite(state.llr):
+            raise RatingError(f"counts {counts} and LLR {state.llr} of no test")
+        bots = sorted((self.candidate, self.baseline))
+        for waiting, games in ((True, state.waiting), (False, state.open)):
+            for game in games:
+                if sorted(game.seats) != bots:
+                    raise RatingError(f"game {game.index} seats {game.seats!r}, not the SPRT's")
+                if (game.index >= state.next_index) != waiting:
+                    raise RatingError(
+                        f"game {game.index} is {'' if waiting else 'not '}waiting, "
+                        f"but the next game is {state.next_index}"
+                    )
+
+    def resume_from(self, state: SprtState) -> None:
+        """Take up a :meth:`running_state`, as if its games were added.
+
+        Raises RatingError for a state that is not one of this test (:meth:`check`).
+        """
+        self.check(state)
+        self.result = SprtResult(
+            self.settings.decide(state.llr),
+            state.llr,
+            self.settings.lower_bound,
+            self.settings.upper_bound,
+            self.settings,
+            state.counts,
+        )
+        self.pairs, self.games_seen = state.pairs, state.games_seen
+        self._next_index = state.next_index
+        self._waiting = {game.index: game for game in state.waiting}
+        self._open = {(game.seed, tuple(sorted(game.seats))): game for game in state.open}
 
     def _category(self, first: IndexedGame, second: IndexedGame) -> str | None:
         """The pair's pentanomial category from the candidate's side, or None when it

@@ -10,10 +10,8 @@ plays exactly those. Ctrl-C stores what has finished and marks the tournament
 from __future__ import annotations
 
 import gc
-import io
 import itertools
 import operator
-import pickle
 import signal
 import time
 from collections import Counter
@@ -83,6 +81,7 @@ from arena.tournament.progress import (
     Standings,
 )
 from arena.tournament.scheduling import GeneratedSchedule, ScheduledRange, Scheduler
+from arena.tournament.state import STATE_VERSION, DriverState, StoredStateError
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -95,39 +94,6 @@ DISPLAY_SECONDS = 0.25
 PAGE_GAMES = 10_000
 """Games read at a time: the unplayed ones to feed, the stored ones a resume counts."""
 LEASE_LOST = "lease lost"
-STATE_VERSION = 1
-"""Of the driver state stored with each batch: a change to what it pickles needs a new
-version, and a resume reads the games instead of a state of another version."""
-
-
-STATE_MODULES = frozenset(
-    {
-        "arena.play.results",
-        "arena.ratings.live",
-        "arena.ratings.pairs",
-        "arena.ratings.sprt",
-        "arena.store.tally",
-        "engines.outcome",
-    }
-)
-STATE_GLOBALS = frozenset(
-    {("builtins", "dict"), ("collections", "Counter"), ("collections", "defaultdict")}
-)
-"""What a stored driver state may name: the classes of the standings, the live Elo and
-the test with the games it waits on (and the helpers they pickle by name) and three
-containers. Anything else, a
-callable such as ``os.system`` in a forged row, refuses the state and the resume reads the
-stored games instead: a row of the database never runs code in the driver."""
-
-
-class _StateUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module in STATE_MODULES and not name.startswith("__")) or (
-            module,
-            name,
-        ) in STATE_GLOBALS:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"a driver state may not name {module}.{name}")
 
 
 class TournamentStateError(ArenaError):
@@ -338,37 +304,49 @@ class _Buffer:
             write_driver_state(session, self.tournament_id, counted, self.running_state())
 
     def running_state(self) -> bytes:
-        """The state as of the games added so far, pickled: it holds no code and no
+        """The state as of the games added so far, as JSON (:class:`DriverState`): no
         game records, only counts, the live Elo's sums and the test's open pairs."""
-        state = (
-            STATE_VERSION,
-            self.standings.tallies,
-            (self.health.games, self.health.crashes),
-            self.statistics.running_state() if self.statistics.enabled else None,
-            self.test.running_state() if self.test is not None else None,
-        )
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        return DriverState.model_construct(
+            version=STATE_VERSION,
+            standings=self.standings.tallies,
+            games=self.health.games,
+            crashes=self.health.crashes,
+            statistics=self.statistics.running_state() if self.statistics.enabled else None,
+            test=self.test.running_state() if self.test is not None else None,
+        ).encode()
 
     def resume_from(self, saved: bytes) -> bool:
         """Take up a state :meth:`running_state` stored. False (nothing taken) when it
-        was written by another version, or without the live statistics this run keeps."""
-        try:
-            state = _StateUnpickler(io.BytesIO(saved)).load()
-        except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError):
-            return False
-        if not isinstance(state, tuple) or len(state) != 5 or state[0] != STATE_VERSION:
-            return False
-        _, tallies, (games, crashes), statistics, test = state
-        if (self.statistics.enabled and statistics is None) or (
-            (self.test is None) != (test is None)
+        was written without the live statistics or the test this run keeps, or rates
+        other bots.
+
+        Raises:
+            StoredStateError: ``saved`` is not such a state (of another version,
+                malformed or forged); nothing is taken.
+        """
+        state = DriverState.decode(saved, self.tournament_id)
+        if (self.statistics.enabled and state.statistics is None) or (
+            (self.test is None) != (state.test is None)
         ):
             return False
-        self.standings.tallies = tallies
-        self.health.games, self.health.crashes = games, crashes
-        if self.statistics.enabled:
-            self.statistics.resume_from(statistics)
+        try:  # checked before anything is taken: a state is taken whole or not at all
+            if self.test is not None:
+                assert state.test is not None
+                self.test.check(state.test)
+            if self.statistics.enabled:
+                assert state.statistics is not None
+                if not self.statistics.resume_from(state.statistics):
+                    return False
+        except RatingError as exc:
+            raise StoredStateError(
+                f"tournament {self.tournament_id}: its stored driver state is not one of "
+                f"this tournament ({exc})"
+            ) from None
         if self.test is not None:
-            self.test.resume_from(test)
+            assert state.test is not None
+            self.test.resume_from(state.test)
+        self.standings.tallies = state.standings
+        self.health.games, self.health.crashes = state.games, state.crashes
         return True
 
 
@@ -517,10 +495,22 @@ class TournamentRunner:
         with Session(self.engine) as session:
             stored = count_stored(session, self.tournament_id)
             saved = read_driver_state(session, self.tournament_id) if stored else None
-        if saved is None or saved[0] != stored or not buffer.resume_from(saved[1]):
+        if saved is None or saved[0] != stored or not self._resume(buffer, saved[1]):
             self._count_stored(buffer)
         buffer.stored_before = stored
         return buffer, stored
+
+    def _resume(self, buffer: _Buffer, saved: bytes) -> bool:
+        """Take up the stored state ``saved`` into ``buffer``; a state this arena does
+        not read (another version's, malformed, forged) is said and left: False, as for
+        one without what this run keeps, and the stored games are counted instead."""
+        try:
+            return buffer.resume_from(saved)
+        except StoredStateError as exc:
+            self.console.print(
+                f"{exc}: counting its stored games instead", highlight=False, markup=False
+            )
+            return False
 
     def _count_stored(self, buffer: _Buffer) -> None:
         """Count the games stored before this run into ``buffer``, a page at a time."""

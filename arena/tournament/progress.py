@@ -16,7 +16,8 @@ import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -33,7 +34,7 @@ from rich.progress import (
 from rich.table import Table
 
 from arena.ratings import EloRatings, RatingError
-from arena.ratings.live import LiveElo
+from arena.ratings.live import LiveElo, LiveEloState, RotationKey
 from arena.store.tally import (
     CountedGame,
     IndexedGame,
@@ -112,6 +113,18 @@ class Standings:
         return table
 
 
+@dataclass(frozen=True)
+class StatisticsState:
+    """:class:`LiveStatistics` as data: the live Elo, the rated games, the one-seat
+    deals under way ``(tournament, seed, ((bot, score), …))`` and the games seen of
+    each rotation under way."""
+
+    elo: LiveEloState | None
+    rated: int
+    deals: tuple[tuple[int, int, tuple[tuple[str, float], ...]], ...]
+    open: tuple[tuple[RotationKey, int], ...]
+
+
 class LiveStatistics:
     """The live Elo and SPRT of a run, refitted every ``interval`` rated games.
 
@@ -139,7 +152,7 @@ class LiveStatistics:
         self.ratings: EloRatings | None = None
         self.note: str | None = None
         self._deals: dict[tuple[int, int], dict[str, float]] = {}
-        self._open: dict[Hashable, int] = {}
+        self._open: dict[RotationKey, int] = {}
         """Games seen per rotation not complete yet: a complete one is closed."""
         self._pending: list[str] = []
         self._refitted_at = 0
@@ -241,7 +254,7 @@ class LiveStatistics:
             )
             for players, ranking, how in kinds
         ]
-        rotations: dict[Hashable, tuple[list[tuple[int, int, float]], list[int]]] = {}
+        rotations: dict[RotationKey, tuple[list[tuple[int, int, float]], list[int]]] = {}
         for seed, kind in zip(seeds, kind_of, strict=True):
             table, results = given[kind]
             group = (tournament, seed, table)
@@ -292,7 +305,7 @@ class LiveStatistics:
         under way, not the tournament's."""
         assert self.elo is not None
         if self.seats > 1:
-            group: Hashable = rotation(tournament, game)
+            group: RotationKey = rotation(tournament, game)
             size = self.seats
         else:
             group, size = f"{tournament}:{game.seed}", len(self.labels)
@@ -305,17 +318,29 @@ class LiveStatistics:
         if self.seats == 1:
             self._deals.pop((tournament, game.seed), None)
 
-    def running_state(self) -> tuple[object, ...]:
-        """What :meth:`resume_from` needs to go on counting where this left off."""
-        return (self.elo, self.rated, self._deals, self._open)
+    def running_state(self) -> StatisticsState:
+        """What :meth:`resume_from` needs to go on counting where this left off, as data."""
+        return StatisticsState(
+            self.elo.running_state() if self.elo is not None else None,
+            self.rated,
+            tuple((t, seed, tuple(deal.items())) for (t, seed), deal in self._deals.items()),
+            tuple(self._open.items()),
+        )
 
-    def resume_from(self, state: tuple[object, ...]) -> None:
-        """Take up a :meth:`running_state`, as if its games were added ``quiet``."""
-        elo, rated, deals, open_rotations = state
-        assert elo is None or isinstance(elo, LiveElo)
-        assert isinstance(rated, int) and isinstance(deals, dict)
-        assert isinstance(open_rotations, dict)
-        self.elo, self.rated, self._deals, self._open = elo, rated, deals, open_rotations
+    def resume_from(self, state: StatisticsState) -> bool:
+        """Take up a :meth:`running_state`, as if its games were added ``quiet``; False
+        (nothing taken) when it rates other bots.
+
+        Raises RatingError for a live Elo that is not one (:meth:`LiveElo.resumed`).
+        """
+        mine = self.elo.players if self.elo is not None else None
+        if mine != (state.elo.players if state.elo is not None else None):
+            return False
+        self.elo = LiveElo.resumed(state.elo) if state.elo is not None else None
+        self.rated = state.rated
+        self._deals = {(t, seed): dict(deal) for t, seed, deal in state.deals}
+        self._open = dict(state.open)
+        return True
 
     def _refit_due(self) -> bool:
         return time.monotonic() - self._refitted_when >= self.min_seconds

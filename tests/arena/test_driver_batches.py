@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from pydantic import TypeAdapter
 
 from arena.play.results import PlayedGame
-from arena.store.tally import Standing, StoredGame
+from arena.store.tally import Standing, StoredGame, Tallies
 from arena.tournament import driver
 from arena.tournament.execution import ChunkResult
 from arena.tournament.health import BotHealth
@@ -79,7 +80,8 @@ def test_a_batch_counts_as_game_by_game(seats: int) -> None:
     # What a driver stores of them too (its state): the tallies byte for byte; the live
     # Elo takes a batch's whole rotations together, so its counters hold the same values
     # in another order.
-    assert pickle.dumps(batched.tallies) == pickle.dumps(one.tallies)
+    stored = TypeAdapter(Tallies)
+    assert stored.dump_json(batched.tallies) == stored.dump_json(one.tallies)
     assert as_data(stats.running_state(), ordered=False) == as_data(
         one_stats.running_state(), ordered=False
     )
@@ -95,14 +97,17 @@ def test_a_batch_counts_as_game_by_game(seats: int) -> None:
 
 
 def as_data(value: Any, *, ordered: bool = True) -> Any:
-    """``value`` as what its pickle holds: every dictionary in its order (``ordered``;
-    else its items sorted: the values, not the order they came in), every object as its
-    type and fields."""
+    """``value`` as what the driver stores of it: every dictionary, and every sequence
+    of sequences (a stored state holds a mapping as the sequence of its items), in its
+    order (``ordered``; else sorted: the values, not the order they came in), every
+    object as its type and fields."""
     if isinstance(value, dict):
         items = [(key, as_data(item, ordered=ordered)) for key, item in value.items()]
         return items if ordered else sorted(items, key=lambda item: repr(item[0]))
     if isinstance(value, list | tuple):
-        return [as_data(item, ordered=ordered) for item in value]
+        values = [as_data(item, ordered=ordered) for item in value]
+        items = all(isinstance(item, list | tuple) for item in value)
+        return sorted(values, key=repr) if items and not ordered else values
     if hasattr(value, "__dict__"):
         return (type(value).__name__, as_data(vars(value), ordered=ordered))
     return value
