@@ -29,7 +29,7 @@ from arena.store.games import (
     scheduled_seeds,
     unplayed_games,
 )
-from arena.store.migrations import LATEST, migrate
+from arena.store.migrations import migrate
 from arena.tournament import driver
 from arena.tournament.config import TournamentConfig, validate_config
 from arena.tournament.driver import (

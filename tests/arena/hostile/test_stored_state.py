@@ -28,7 +28,7 @@ from arena.cli import app
 from arena.store.db import open_database, session_scope, writer
 from arena.store.migrations import LATEST, current_version, migrate
 from arena.store.tally import Tallies
-from arena.tournament import driver
+from arena.tournament import driver, execution
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.tournament.state import DriverState, StoredStateError
@@ -88,6 +88,8 @@ def interrupted(
     state; its id."""
     monkeypatch.setattr(driver, "FLUSH_GAMES", 7)
     monkeypatch.setattr(driver, "FLUSH_SECONDS", 3600.0)
+    # Small chunks: the first flush must leave games to play, however fast they run.
+    monkeypatch.setattr(execution, "LOCAL_MAX_CHUNK_GAMES", 2)
     engine = open_database(str(path), migrate_schema=upgrade)
     with session_scope(engine) as session:
         tournament_id = create_tournament(
@@ -319,7 +321,7 @@ def _unexpected(*args: object) -> None:
 def test_the_upgrade_deletes_pickled_states_unread_and_the_resume_loses_no_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A database of version 13 whose running tournaments hold pickled states (one as
+    """A database from before v15 whose running tournaments hold pickled states (one as
     the old driver wrote them, one forged to run a command): the upgrade deletes both
     rows without unpickling them and keeps the ladder's JSON state; each tournament then
     resumes from its stored games to completion, the games stored before kept as they
@@ -327,7 +329,7 @@ def test_the_upgrade_deletes_pickled_states_unread_and_the_resume_loses_no_game(
     path = tmp_path / "arena.db"
     old = open_database(str(path), migrate_schema=False)
     with writer(old).begin() as connection:
-        migrate(connection, upto=13)
+        migrate(connection, upto=LATEST - 1)  # before v15, the driver state as data
     old.dispose()
     plain, forged = (interrupted(path, ROUND_ROBIN, monkeypatch, upgrade=False) for _ in "ab")
     monkeypatch.undo()
