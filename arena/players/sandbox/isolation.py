@@ -63,6 +63,8 @@ class Isolation:
             "a process limit for the whole bot (cgroup pids controller)": (
                 self.cgroups.enforced.pids
             ),
+            "one CPU share for the whole bot (cgroup cpu controller)": self.cgroups.enforced.cpu,
+            "a freeze while it is not its turn (cgroup freezer)": self.cgroups.enforced.freeze,
         }
         return [what for what, present in needed.items() if not present]
 
