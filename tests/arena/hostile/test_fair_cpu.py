@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +22,7 @@ from arena.players.sandbox import process as sandbox_process
 from arena.players.sandbox.cgroups import CgroupSupport, Enforced, candidates
 from arena.players.subprocess_bot import SubprocessBot
 from bots.base import GameInfo
-from engines.core import Action, State
+from engines.core import Action
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source
 from tests.waiting import wait_until
@@ -36,7 +38,8 @@ SLOW_START = 60.0
 """The hostile bot's move limit: forking 60 processes takes seconds when each new one
 spins on the single core its cgroup may use."""
 OFF_TURN_SLACK = 0.05
-"""CPU seconds a frozen bot may still be charged in a game (a freeze lands in µs)."""
+"""CPU seconds a frozen bot's processes may still be charged in a game: a freeze lands
+within microseconds (60 processes left running would use seconds)."""
 
 needs_freezer = pytest.mark.skipif(
     not (ISOLATION.user and ISOLATION.cgroups.enforced.freeze),
@@ -59,22 +62,34 @@ def cpu_of_user(uid: int) -> float:
 
 
 class OffTurnMeter:
-    """The CPU a bot's processes use while the other seats move (an ``on_step`` hook)."""
+    """The CPU ``watched``'s processes use while ``mover`` is asked for its moves (its
+    ``act`` patched to count, whether it answers or fails)."""
 
-    def __init__(self, bot: SubprocessBot, seat: int) -> None:
-        self.bot, self.seat = bot, seat
-        self.mark: float | None = None
+    def __init__(
+        self, watched: SubprocessBot, mover: SubprocessBot, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        self.watched = watched
         self.off_turn = 0.0
-        self.windows = 0
+        self.moves = 0
+        act = mover.act
 
-    def __call__(self, state: State, seat: int, action: Action) -> None:
-        if self.bot.process is None:
-            return
-        used = cpu_of_user(self.bot.process.uid)
-        if seat != self.seat and self.mark is not None:
-            self.off_turn += used - self.mark
-            self.windows += 1
-        self.mark = used
+        def counted(
+            observation: Mapping[str, Any], legal_actions: Sequence[Action], time_left: float | None
+        ) -> Action:
+            before = self.used()
+            try:
+                return act(observation, legal_actions, time_left)
+            finally:
+                after = self.used()
+                if before is not None and after is not None:
+                    self.off_turn += after - before
+                    self.moves += 1
+
+        monkeypatch.setattr(mover, "act", counted)
+
+    def used(self) -> float | None:
+        sandbox = self.watched.process
+        return cpu_of_user(sandbox.uid) if sandbox is not None else None
 
 
 def assert_nothing_left(bot: SubprocessBot) -> None:
@@ -87,20 +102,21 @@ def assert_nothing_left(bot: SubprocessBot) -> None:
 
 @pytest.mark.slow
 @needs_freezer
-def test_processes_left_spinning_get_no_cpu_off_turn_and_a_fair_opponent_keeps_time() -> None:
+def test_processes_left_spinning_get_no_cpu_off_turn_and_a_fair_opponent_keeps_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     game = get_game("koenigsgarten")
-    for seed in range(3):
+    for seed in range(3):  # the hostile bot moves first: its processes spin from then on
         hostile = make_bot(HOSTILE, move_seconds=SLOW_START)
         fair = make_bot(FAIR, time_control=GENEROUS)
-        meter = OffTurnMeter(hostile, seat=0)
+        meter = OffTurnMeter(hostile, fair, monkeypatch)
         record = play_game(
             game.new_initial_state(seed=seed),
             [hostile, fair],
             time_control=[TimeControl(), GENEROUS],
-            on_step=meter,
         )
         assert record.outcome.get("offender") is None, record.outcome
-        assert meter.windows >= 2, "the fair bot moved after the hostile one started"
+        assert meter.moves >= 2
         assert meter.off_turn < OFF_TURN_SLACK, (seed, meter.off_turn)
         assert_nothing_left(hostile)
         assert_nothing_left(fair)
@@ -153,11 +169,16 @@ def test_a_frozen_bot_uses_no_cpu_until_asked_and_is_killed_leaving_nothing(
     assert_nothing_left(bot)
 
 
+@pytest.mark.slow
 @needs_freezer
-def test_a_frozen_bot_is_killed_when_its_opponent_times_out() -> None:
+def test_a_frozen_bot_is_killed_when_its_opponent_times_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     hostile = make_bot(HOSTILE, move_seconds=SLOW_START)
-    looping = make_bot(python_source("endless_loop.py", "EndlessLoop"))
+    looping = make_bot(python_source("endless_loop.py", "EndlessLoop"), move_seconds=2.0)
+    meter = OffTurnMeter(hostile, looping, monkeypatch)
     record = play_game(get_game("koenigsgarten").new_initial_state(seed=1), [hostile, looping])
     assert (record.outcome["offender"], record.outcome["reason"]) == (1, "timeout")
+    assert meter.moves == 1 and meter.off_turn < OFF_TURN_SLACK, meter.off_turn
     assert_nothing_left(hostile)
     assert_nothing_left(looping)
