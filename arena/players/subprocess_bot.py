@@ -4,11 +4,14 @@
 sandboxed process (docs/protocol.md): ``new_game`` starts the program and does the
 handshake, ``act`` sends the whole observation and the legal actions' texts and
 maps the answer back onto the engine's action, ``game_over`` says goodbye and kills
-the process group. Reading never blocks: every wait is a ``poll`` bounded by the
-move's deadline, and the bot's stderr is drained meanwhile so it can never stall on
-a full pipe. Every failure is a :class:`~bots.base.BotFault` whose ``reason`` the
-runner stores: ``timeout``, ``crash``, ``malformed_output``, ``protocol_violation``
-or ``illegal_action``; the process is killed before the fault is raised.
+the process group. The bot runs only while it is asked something: its cgroup is
+thawed just before a request is written and frozen as soon as the answer is read, so
+nothing it started takes CPU on another bot's turn (docs/protocol.md, "CPU"). Reading
+never blocks: every wait is a ``poll`` bounded by the move's deadline, and the bot's
+stderr is drained meanwhile so it can never stall on a full pipe. Every failure is a
+:class:`~bots.base.BotFault` whose ``reason`` the runner stores: ``timeout``,
+``crash``, ``malformed_output``, ``protocol_violation`` or ``illegal_action``; the
+process is killed before the fault is raised.
 
 The end of the bot's stderr (``SandboxLimits.stderr_bytes``) is kept for its owner
 in :attr:`SubprocessBot.last_stderr` after each game, and its last lines close the
@@ -376,10 +379,12 @@ class SubprocessBot(Bot):
 
     def game_over(self, outcome: Outcome) -> None:
         """Tell the bot, ask it to quit, then kill its process group (never raises)."""
-        channel = self._channel
-        if channel is not None:
+        channel, process = self._channel, self.process
+        if channel is not None and process is not None:
             deadline = time.monotonic() + self.limits.quit_seconds
             try:
+                if process.cgroup is not None:
+                    process.cgroup.thaw()  # to read it, and to exit
                 channel.send(
                     _encode({"type": "game_over", "outcome": outcome.to_dict()})
                     + _encode({"type": "quit"}),
@@ -387,7 +392,7 @@ class SubprocessBot(Bot):
                 )
                 channel.close_input()  # the end of input says the same
                 channel.collect_stderr(deadline)
-            except (BotFault, _Exited):
+            except (BotFault, _Exited, OSError):
                 pass  # it is killed below either way
         self._stop()
 
@@ -397,9 +402,14 @@ class SubprocessBot(Bot):
     # -- helpers ------------------------------------------------------------------
 
     def _request(self, message: Mapping[str, Any], deadline: float) -> dict[str, Any]:
-        assert self._channel is not None
+        assert self._channel is not None and self.process is not None
+        cgroup = self.process.cgroup
+        if cgroup is not None:
+            cgroup.thaw()
         self._channel.send(_encode(message), deadline)
         line = self._channel.receive(deadline)
+        if cgroup is not None:
+            cgroup.freeze()  # not waited for: it lands within microseconds
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply

@@ -319,30 +319,46 @@ def test_what_a_killed_arena_left_goes_when_its_user_id_is_leased_again(
 
 
 ARENA_THAT_DIES = """
+import sys
+import time
 from engines.registry import get_game
 from bots.base import GameInfo
 from tests.arena.hostile import make_bot, python_source
 
-bot = make_bot(python_source("sleeper.py", "Sleeper"), move_seconds=60)
+file, cls, when = sys.argv[1:]
+bot = make_bot(python_source(file, cls), move_seconds=60)
 game = get_game("koenigsgarten")
 state = game.new_initial_state(seed=1)
 bot.new_game(GameInfo(game, {}, 0, 2, 1))
+if when == "off its turn":
+    bot.act(state.observation(0), state.legal_actions(), None)  # answered: frozen
 print(bot.process.uid, flush=True)
-bot.act(state.observation(0), state.legal_actions(), None)
+if when == "on its move":
+    bot.act(state.observation(0), state.legal_actions(), None)
+time.sleep(600)
 """
 
 
 @pytest.mark.skipif(not (ISOLATION.user and ISOLATION.pids), reason="needs root and PID namespaces")
-def test_the_bots_die_with_an_arena_killed_outright() -> None:
+@pytest.mark.parametrize(
+    "bot",
+    [
+        ("sleeper.py", "Sleeper", "on its move"),
+        # Frozen, 60 processes that SIGKILL alone does not end under a v1 freezer.
+        ("busy_children.py", "BusyChildren", "off its turn"),
+    ],
+    ids=lambda bot: bot[2],
+)
+def test_the_bots_die_with_an_arena_killed_outright(bot: tuple[str, str, str]) -> None:
     arena = subprocess.Popen(
-        [sys.executable, "-c", ARENA_THAT_DIES],
+        [sys.executable, "-c", ARENA_THAT_DIES, *bot],
         cwd=Path(__file__).resolve().parents[2],
         stdout=subprocess.PIPE,
         text=True,
     )
     assert arena.stdout is not None
     uid = int(arena.stdout.readline())
-    assert processes_of(uid, zombies=False)  # the bot sleeps on its move
+    assert processes_of(uid, zombies=False)  # the bot sleeps on its move, or is frozen
     arena.kill()
     arena.wait()
     wait_until(

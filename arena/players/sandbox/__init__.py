@@ -16,8 +16,9 @@ finds out once per process; :meth:`Isolation.missing` names what is absent):
   (:mod:`arena.players.sandbox.runtime`, the one definition of what of the host a bot
   sees), its code read-only, private tmpfs for its work, ``/tmp`` and ``/dev/shm``;
   nothing of the host outside the runtime, and nothing it writes outlives its game;
-* a cgroup of its own (:mod:`arena.players.sandbox.cgroups`, v2 or v1): memory and process
-  count held for all its processes together, removed when the game ends;
+* a cgroup of its own (:mod:`arena.players.sandbox.cgroups`, v2 or v1): memory, process
+  count and CPU (one share, at most a core) held for all its processes together,
+  frozen while it is not its turn, removed when the game ends;
 * a system call filter and a session keyring of its own
   (:mod:`arena.players.sandbox.syscalls`): no keyrings, locks or notifications on shared
   files, no new namespaces, tracing, BPF or perf events.

@@ -70,6 +70,8 @@ class Isolation:
             "a process limit for the whole bot (cgroup pids controller)": (
                 self.cgroups.enforced.pids
             ),
+            "one CPU share for the whole bot (cgroup cpu controller)": self.cgroups.enforced.cpu,
+            "a freeze while it is not its turn (cgroup freezer)": self.cgroups.enforced.freeze,
             "a system call filter (seccomp, made with libseccomp: libseccomp.so.2 and the"
             " pyseccomp package)": self.syscall_filter,
         }

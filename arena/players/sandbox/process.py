@@ -61,6 +61,9 @@ class _ChildPlan:
     max_fd: int
     arena_pid: int
     seal: SyscallSeal | None
+    thaw: tuple[int, bytes] | None = None
+    """The bot's open freezer file and what thaws it: the supervisor thaws a bot it
+    kills, which a frozen v1 cgroup would otherwise keep."""
 
 
 def _enter_child(plan: _ChildPlan) -> None:
@@ -97,21 +100,41 @@ def _enter_child(plan: _ChildPlan) -> None:
 
 
 def _supervise(bot: int, plan: _ChildPlan) -> None:
-    """The supervisor: report the bot's PID, wait for it, exit as it exited."""
+    """The supervisor: report the bot's PID, wait for it, exit as it exited; kill it
+    when the arena dies."""
     os.write(plan.status_fd, str(bot).encode())
-    os.closerange(0, plan.max_fd)  # its pipes too: the bot's end must be the last
+    keep = plan.thaw[0] if plan.thaw else plan.max_fd
+    os.closerange(0, keep)  # its pipes too: the bot's end must be the last
+    os.closerange(keep + 1, plan.max_fd)
+    waited = {signal.SIGCHLD, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, waited)  # kept pending for sigwait
     # Spawned from a thread that outlives the bot (the executor's), so this only
-    # fires when the arena itself dies; the bot then follows (its own PDEATHSIG).
-    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    # fires when the arena itself dies.
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != plan.arena_pid:  # the arena died before that took effect
-        os.kill(bot, signal.SIGKILL)
-    _, status = os.waitpid(bot, 0)
+        _kill_frozen(bot, plan)
+    while True:
+        reaped, status = os.waitpid(bot, os.WNOHANG)
+        if reaped:
+            break
+        if signal.sigwait(waited) == signal.SIGTERM:
+            _kill_frozen(bot, plan)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         if number not in (signal.SIGKILL, signal.SIGSTOP):
             signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _kill_frozen(bot: int, plan: _ChildPlan) -> None:
+    """SIGKILL the bot (PID 1 of its namespace: all of it) and thaw it, so that it dies
+    even when frozen off its turn."""
+    os.kill(bot, signal.SIGKILL)
+    if plan.thaw is not None:
+        with contextlib.suppress(OSError):
+            os.write(*plan.thaw)
 
 
 def _own_process_count() -> int:
@@ -320,6 +343,7 @@ class SandboxedProcess:
             max_fd=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
             arena_pid=os.getpid(),
             seal=bot_seal() if isolation.syscall_filter else None,
+            thaw=self.cgroup.thawing() if self.cgroup else None,
         )
         try:
             process = subprocess.Popen(
@@ -383,6 +407,8 @@ class SandboxedProcess:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self._bot_pidfd, signal.SIGKILL)
             os.close(self._bot_pidfd)
+            if self.cgroup is not None:
+                self.cgroup.thaw_to_die()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(REAP_SECONDS)
         elif self.cgroup is not None:
