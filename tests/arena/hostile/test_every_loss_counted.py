@@ -11,16 +11,19 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.play import runner
+from arena.play.bot_text import bot_text
 from arena.play.records import GameRecord
 from arena.play.results import PlannedGame
 from arena.play.runner import play_game
 from arena.players.loader import BotSource, BotSpec
 from arena.store.bots import add_bot
 from arena.store.db import open_database, session_scope
+from arena.store.listing import bot_forfeits
 from arena.tournament import execution
 from arena.tournament.execution import TournamentContext, play_chunk
 from arena.web.app import create_app
@@ -75,7 +78,16 @@ def test_a_bot_sending_unencodable_text_forfeits_is_suspended_and_its_games_show
         db_url,
         "SELECT suspended FROM participant p JOIN bot b ON b.id = p.bot_id WHERE b.name = 'bad'",
     ) == [(1,)]
-    (game_id, record), *_ = rows(db_url, "SELECT id, record FROM game WHERE reason = 'crash'")
+    (game_id, record), (old_id, old), *_ = rows(
+        db_url, "SELECT id, record FROM game WHERE reason = 'crash' ORDER BY id DESC"
+    )
+    # The latest but one as an older writer could have left it: a lone surrogate,
+    # escaped in JSON (the web reads it, and `arena bots show` its message).
+    unescaped = str(old).replace("\\\\ud800", "\\ud800")
+    assert unescaped != old
+    with open_database(db_url).begin() as connection:
+        update = "UPDATE game SET record = :record WHERE id = :id"
+        connection.execute(sa.text(update), {"record": unescaped, "id": old_id})
     message = GameRecord.model_validate_json(str(record)).outcome["details"]["message"]
     assert ESCAPED in message
     assert "stderr: stderr \ufffd\ufffd invalid \\x00 bytes" in message
@@ -91,6 +103,16 @@ def test_a_bot_sending_unencodable_text_forfeits_is_suspended_and_its_games_show
             "/tournaments/1",
         ):
             assert client.get(path).status_code == 200, path
+        old_record = client.get(f"/api/records/{old_id}")
+        assert old_record.status_code == 200, old_record.text
+        assert ESCAPED in old_record.json()["record"]["outcome"]["details"]["message"]
+        old_replay = client.get(f"/api/records/{old_id}/replay")
+        assert old_replay.status_code == 200, old_replay.text
+        assert ESCAPED in old_replay.json()["outcome"]["details"]["message"]
+    with Session(open_database(db_url)) as session:  # `arena bots show`'s forfeits
+        forfeits = bot_forfeits(session, 1, latest=40).latest
+    assert all(bot_text(forfeit.message) == forfeit.message for forfeit in forfeits)
+    assert sum(ESCAPED in forfeit.message for forfeit in forfeits) == reasons["crash"]
 
 
 def test_a_forfeit_message_is_escaped_and_capped_in_a_played_game() -> None:
