@@ -3,7 +3,8 @@
 This is the loop every executor runs: tell each bot the game starts, ask the seat
 to move for an action, check it, apply it, and build the record. A bot that raises,
 runs out of time or answers with an illegal action forfeits; the game ends there and
-the reason goes into the outcome. The host's own failures (:class:`HostError`, and
+the reason goes into the outcome, with a message made storable (a bot's text may hold
+anything, :mod:`arena.play.bot_text`). The host's own failures (:class:`HostError`, and
 the engine's) are never a bot's forfeit: they raise, and the executor stores the game
 as an error.
 """
@@ -17,12 +18,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.play.bot_text import bot_text
 from arena.play.records import GameRecord, new_record
 from bots.base import NO_OBSERVATION, Bot, BotFault, GameInfo
 from engines.core import Action, State
 from engines.outcome import ForfeitReason, Outcome
 
 StepHook = Callable[[State, int, Action], None]
+FORFEIT_MESSAGE_CHARS = 500
+"""The longest message a forfeit's outcome keeps (it quotes the bot)."""
 
 
 class HostError(ArenaError):
@@ -193,7 +197,7 @@ def _failed(state: State, seat: int, exc: Exception, call: str) -> Outcome:
 def _forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:
     outcome = state.game.forfeit_outcome(state, seat, reason)
     details = dict(outcome.details)
-    details["message"] = message[:500]
+    details["message"] = bot_text(message, FORFEIT_MESSAGE_CHARS)
     return Outcome(
         returns=outcome.returns,
         ranking=outcome.ranking,

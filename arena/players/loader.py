@@ -76,12 +76,22 @@ def python_bot_class_name(code: str, filename: str, wanted: str | None) -> str:
     """The name of the bot class in ``code``: ``wanted``, or the only class with ``act``.
 
     Raises:
-        BotLoadError: a syntax error (with its line), or no / several candidate classes.
+        BotLoadError: a syntax error (with its line), code nested too deeply or an
+            expression too long for Python's parser, or no / several candidate classes.
     """
     try:
         tree = ast.parse(code, filename=filename)
     except SyntaxError as exc:
-        raise BotLoadError(f"{filename}: syntax error at line {exc.lineno}: {exc.msg}") from None
+        where = "" if exc.lineno is None else f" at line {exc.lineno}"
+        raise BotLoadError(f"{filename}: syntax error{where}: {exc.msg}") from None
+    except (RecursionError, MemoryError) as exc:
+        # Python's parser gives up on deep nesting (MemoryError: its stack is full) and
+        # on long chains of operators (RecursionError while it builds the tree).
+        raise BotLoadError(
+            f"{filename}: the code is nested too deeply or an expression is too long for "
+            f"Python to parse ({type(exc).__name__}: {str(exc) or 'parser stack full'}): "
+            "split it into smaller expressions"
+        ) from None
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     with_act = [
         name

@@ -18,7 +18,10 @@ in :attr:`SubprocessBot.last_stderr` after each game, and its last lines close t
 message of a fault (which the runner stores with a forfeit). A fault's message quotes
 at most :data:`QUOTE_CHARS` characters of anything the bot wrote and
 :data:`STDERR_IN_MESSAGE` of its stderr: whatever a bot manages to read, it cannot
-ship it back through our messages.
+ship it back through our messages. Everything of the bot's that a message quotes
+(its error report, names, stderr) goes through :func:`~arena.play.bot_text.bot_text`
+first, so a lone surrogate or a NUL character in it cannot make the game's record
+unencodable; a handshake name holding one is a protocol violation.
 
 A failure of the host itself (not of the bot) while it talks to the bot is raised as
 :class:`~arena.play.runner.HostError`, which the runner never charges to the bot.
@@ -42,6 +45,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.play.bot_text import bot_text, is_storable
 from arena.play.runner import HostError, TimeControl
 from arena.play.time_control import CLOCK_INCREMENTS
 from arena.players.sandbox import (
@@ -316,7 +320,7 @@ class SubprocessBot(Bot):
             self.handshake = _read_handshake(hello)
             game = info.game.name
             if not self.handshake.plays(game):
-                plays = _cut(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
+                plays = bot_text(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
                 raise BotProtocolError(f"does not play {game} (plays: {plays})")
             self._expect(
                 self._request(
@@ -417,7 +421,7 @@ class SubprocessBot(Bot):
         if not isinstance(reply, dict):
             raise BotProtocolError(f"wrote {_quote(line)}, which is not a JSON object")
         if reply.get("type") == "error":
-            report = _cut(str(reply.get("message")), ERROR_REPORT_CHARS)
+            report = bot_text(str(reply.get("message")), ERROR_REPORT_CHARS)
             raise BotErrorReport(f"reported an error: {report}")
         return reply
 
@@ -488,17 +492,22 @@ def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
     name, games = reply.get("name"), reply.get("games")
     if not isinstance(name, str) or not name:
         raise BotProtocolError(f"'name' must be a non-empty string, not {_shown(name)}")
+    if not is_storable(name):
+        raise BotProtocolError(
+            f"'name' must be text without NUL characters or lone surrogates, not {_shown(name)}"
+        )
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
         raise BotProtocolError(f"'games' must be a list of game names, not {_shown(games)}")
     # The name is only shown (a submission's summary): a short one is plenty.
-    return Handshake(_cut(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
+    return Handshake(bot_text(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
 
 
 def stderr_excerpt(stderr: bytes, characters: int) -> str:
     """The end of ``stderr`` on one line (lines joined by `` | ``), at most
-    ``characters`` long; empty when there is nothing."""
+    ``characters`` long, storable (:func:`~arena.play.bot_text.bot_text`); empty when
+    there is nothing."""
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
-    text = " | ".join(line for line in lines if line)
+    text = bot_text(" | ".join(line for line in lines if line))
     return text if len(text) <= characters else "…" + text[-characters + 1 :]
 
 
@@ -513,8 +522,4 @@ def _quote(line: bytes) -> str:
 
 def _shown(value: Any) -> str:
     """A value the bot sent, as a fault's message quotes it: at most QUOTE_CHARS."""
-    return _cut(repr(value), QUOTE_CHARS)
-
-
-def _cut(text: str, characters: int) -> str:
-    return text if len(text) <= characters else text[: characters - 1] + "…"
+    return bot_text(repr(value), QUOTE_CHARS)

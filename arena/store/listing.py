@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from arena.errors import ArenaError
+from arena.play.bot_text import bot_text
 from arena.play.results import GameStatus
 from arena.players.subprocess_bot import STDERR_MARKER
 from arena.store.models import GameResult, GameSeat, Ladder, RegressionTest, RegressionTestGame
@@ -275,4 +276,4 @@ def _message(record: str) -> str:
         return ""
     details = data.get("outcome", {}).get("details", {}) if isinstance(data, dict) else {}
     message = details.get("message", "") if isinstance(details, dict) else ""
-    return message if isinstance(message, str) else ""
+    return bot_text(message) if isinstance(message, str) else ""  # an old row's may not be

@@ -37,9 +37,10 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.optional import require
+from arena.play.bot_text import bot_data, bot_text
 from arena.play.records import RecordWriter, new_record
 from arena.play.results import GameStatus, PlannedGame, PlayedGame
-from arena.play.runner import TimeControl, play_outcome
+from arena.play.runner import FORFEIT_MESSAGE_CHARS, TimeControl, play_outcome
 from arena.players.loader import BotLoadError, BotSpec, instantiate
 from arena.store.games import GameRows, converted_kind, game_rows, played_games
 from arena.tournament.cluster import live_address, live_cluster
@@ -258,9 +259,7 @@ class _ChunkPlayer:
             return played
         state, labels, deal, outcome, duration, started = played
         try:
-            record = self.records.encode(
-                state, players=labels, deal=deal, outcome=outcome, duration=duration
-            )
+            outcome, record, _ = self._encoded(state, labels, deal, outcome, duration)
         except Exception as exc:  # an engine's bad outcome or deal
             return self._host_error(planned, labels, exc, started)
         return PlayedGame.from_outcome(
@@ -276,19 +275,52 @@ class _ChunkPlayer:
             return
         state, labels, deal, outcome, duration, started = played
         try:
-            kind = rows.kind_of(planned.seats, outcome)
+            _, record, kind = self._encoded(
+                state, labels, deal, outcome, duration, (rows, planned.seats)
+            )
+        except Exception as exc:  # an engine's bad outcome or deal
+            rows.add_game(self._host_error(planned, labels, exc, started))
+            return
+        assert kind is not None
+        rows.add(planned, kind, record, round(duration, 6), self.worker)
+
+    def _encoded(
+        self,
+        state: State,
+        labels: tuple[str, ...],
+        deal: Mapping[str, Any],
+        outcome: Outcome,
+        duration: float,
+        kind_in: tuple[_ChunkRows, tuple[int, ...]] | None = None,
+        *,
+        again: bool = True,
+    ) -> tuple[Outcome, str, _Kind | None]:
+        """The game's outcome as its record holds it, the record as JSON text and, with
+        ``kind_in`` (the chunk's rows and the game's seats), its kind
+        (:meth:`_ChunkRows.kind_of`). A bot's forfeit whose record does not encode is
+        encoded ``again`` with every text of its outcome's details made storable
+        (:func:`~arena.play.bot_text.bot_data`): whatever the bot sent, its loss is its
+        own, never the host's error.
+
+        Raises:
+            Exception: the engine's outcome or deal does not encode (a host error).
+        """
+        try:
+            kind = None if kind_in is None else kind_in[0].kind_of(kind_in[1], outcome)
             record = self.records.encode(
                 state,
                 players=labels,
                 deal=deal,
                 outcome=outcome,
                 duration=duration,
-                outcome_json=kind[3],
+                outcome_json=None if kind is None else kind[3],
             )
-        except Exception as exc:  # an engine's bad outcome or deal
-            rows.add_game(self._host_error(planned, labels, exc, started))
-            return
-        rows.add(planned, kind, record, round(duration, 6), self.worker)
+        except Exception:
+            if not again or outcome.offender is None:
+                raise
+            storable = dataclasses.replace(outcome, details=bot_data(dict(outcome.details)))
+            return self._encoded(state, labels, deal, storable, duration, kind_in, again=False)
+        return outcome, record, kind
 
     def _play(
         self, planned: PlannedGame
@@ -421,7 +453,9 @@ def forfeited_game(
         state,
         players=[context.bots[bot_id].label for bot_id in planned.seats],
         deal=state.deal(),
-        outcome=dataclasses.replace(outcome, details={"message": message[:500]}),
+        outcome=dataclasses.replace(
+            outcome, details={"message": bot_text(message, FORFEIT_MESSAGE_CHARS)}
+        ),
         duration=time.perf_counter() - started,
     )
     return PlayedGame.from_record(planned, record, worker=worker_name())

@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError, ConfigError, NotFoundError, StorageError
+from arena.play.bot_text import bot_text
 from arena.players.sandbox import Isolation, detect_isolation
 from arena.report.build import ReportError
 from arena.store.db import open_database
@@ -275,6 +276,9 @@ def _wants_html(request: Request) -> bool:
 
 
 def _error_response(request: Request, status: int, message: str) -> Response:
+    # The message may quote anything sent (a bot's output, a request's text): a lone
+    # surrogate in it would make the response itself fail to encode.
+    message = bot_text(message)
     headers: dict[str, str] = {}
     if _wants_html(request):
         ctx = context(request)

@@ -6,7 +6,9 @@ The server sends the submission as JSON on the child's stdin
 code), runs :func:`arena.players.submission.check_submission` (which starts the bot in the
 sandbox, as a tournament would) and answers one JSON object on stdout: the stored
 entry and what the check saw, or the rejection's message. A child that hangs is
-killed after the check's own deadlines plus a margin.
+killed after the check's own deadlines plus a margin. The texts of the answer quote
+the bot: they are made storable (:func:`~arena.play.bot_text.bot_text`) as they come
+back, so no lone surrogate or NUL character reaches a response or a row.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.play.bot_text import bot_text
 from arena.players.loader import COMMAND, PYTHON, BotLoadError, BotSource, python_bot_class_name
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.players.submission import check_submission
@@ -81,12 +84,13 @@ def run_check(submission: Submission) -> Verdict:
         why = stderr[-1][:200] if stderr else f"exit code {finished.returncode}"
         raise CheckFailed(f"the submission check failed to run: {why}") from None
     if answer.get("rejection") is not None:
-        return Verdict(None, rejection=str(answer["rejection"]))
+        return Verdict(None, rejection=bot_text(str(answer["rejection"])))
     source = answer["source"]
+    summary, warning = answer.get("summary"), answer.get("warning")
     return Verdict(
         BotSource(source["kind"], source["entry"], source["params"], source["code"]),
-        summary=answer.get("summary"),
-        warning=answer.get("warning"),
+        summary=None if summary is None else bot_text(summary),
+        warning=None if warning is None else bot_text(warning),
     )
 
 

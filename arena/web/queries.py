@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
 from arena.errors import NotFoundError, RecordError
+from arena.play.bot_text import bot_data
 from arena.play.records import GameRecord, parse_record
 from arena.store.bots import parse_reference
 from arena.store.games import get_tournament
@@ -362,8 +363,10 @@ def tournament_games(
 
 
 def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, GameRecord]:
-    """A stored game with its parsed record; while its tournament is sealed, the game
-    and the record shown name no seed (the parsed record keeps it, for the replay).
+    """A stored game with its parsed record, every text in it storable (a row written
+    before bots' texts were escaped may hold a lone surrogate, which no response encodes);
+    while its tournament is sealed, the game and the record shown name no seed (the
+    parsed record keeps it, for the replay).
 
     Raises:
         NotFoundError: no such game. RecordError: its record is unreadable.
@@ -384,7 +387,7 @@ def stored_record(engine: Engine, game_id: int) -> tuple[schemas.StoredRecord, G
     if row is None:
         raise NotFoundError(f"no stored game {game_id}")
     try:
-        data = json.loads(row.record)
+        data = bot_data(json.loads(row.record))
     except json.JSONDecodeError as exc:
         raise RecordError(f"the record of game {game_id} is not JSON: {exc.msg}") from None
     record = parse_record(data, f"game {game_id}")
