@@ -86,6 +86,8 @@ _DENIED: tuple[tuple[int, tuple[str, ...]], ...] = (
     # Not built in, as far as a program can tell: runtimes fall back (libc's clone3
     # falls back to clone, whose flags the filter can read; libuv to epoll).
     (errno.ENOSYS, ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")),
+    # Advice to another process (paging its file pages out): not built in either.
+    (errno.ENOSYS, ("process_madvise",)),
 )
 _CACHESTAT = 451
 """``cachestat`` (Linux 6.5, the page cache's residency again), one number on every
@@ -114,6 +116,9 @@ _CLONE_NEWTIME = 0x80  # unshare only: in clone's flags these bits are the exit 
 _PERSONALITY_KEPT = 0x0008 | 0x20000  # PER_LINUX32, UNAME26 (Docker's allowed values)
 _PERSONALITY_QUERY = 0x80000000  # set only in 0xffffffff (asks without changing)
 _POSIX_FADV_DONTNEED = 4
+_MADV_COLD = 20
+_MADV_PAGEOUT = 21
+_RWF_NOWAIT = 0x8
 _USER_KEYRINGS = 2
 """Keys a user id holds with nothing in them: its user and user-session keyrings."""
 
@@ -175,6 +180,16 @@ def _build() -> SyscallSeal:
     # Advice only: a no-op rather than dropping a shared file's pages from the cache.
     dontneed = seccomp.Arg(3, seccomp.EQ, _POSIX_FADV_DONTNEED)
     syscalls.add_rule(seccomp.ERRNO(0), "fadvise64", dontneed)
+    # Paging out a mapped file's pages evicts them from the cache too: refused as a
+    # kernel before 5.4 refuses advice it does not know (runtimes expect EINVAL there).
+    for advice in (_MADV_COLD, _MADV_PAGEOUT):
+        syscalls.add_rule(
+            seccomp.ERRNO(errno.EINVAL), "madvise", seccomp.Arg(2, seccomp.EQ, advice)
+        )
+    # A read that fails rather than wait for the disk tells whether a page is cached,
+    # without timing: RWF_NOWAIT is refused as a file system without it refuses it.
+    nowait = seccomp.Arg(5, seccomp.MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT)
+    syscalls.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), "preadv2", nowait)
     with tempfile.TemporaryFile() as exported:
         syscalls.export_bpf(exported)
         exported.seek(0)

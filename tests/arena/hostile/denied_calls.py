@@ -24,6 +24,8 @@ NUMBERS = {
 BPF, PERF_EVENT_OPEN, SETNS, CLONE3, IO_URING_SETUP, KEYCTL, PIDFD_GETFD, CLONE = NUMBERS
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 ADDR_NO_RANDOMIZE = 0x0040000
+MADV_PAGEOUT = 21
+PROCESS_MADVISE = 440  # the same number on x86_64 and aarch64
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -54,6 +56,25 @@ def mincore():
     return outcome(libc.mincore(ctypes.c_void_p(address), mmap.PAGESIZE, vector))
 
 
+def page_out():
+    page = mmap.mmap(-1, mmap.PAGESIZE)
+    page[0] = 1
+    address = ctypes.addressof(ctypes.c_char.from_buffer(page))
+    return outcome(libc.madvise(ctypes.c_void_p(address), mmap.PAGESIZE, MADV_PAGEOUT))
+
+
+def read_nowait():
+    """A read that fails rather than wait for the disk (it tells what is cached)."""
+    fd = os.open(sys.executable, os.O_RDONLY)
+    try:
+        os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)
+        return "ok"
+    except OSError as exc:
+        return errno.errorcode[exc.errno]
+    finally:
+        os.close(fd)
+
+
 def inotify():
     fd = libc.inotify_init1(0)
     if fd >= 0:
@@ -80,6 +101,9 @@ calls = {
     "pidfd_getfd": lambda: outcome(libc.syscall(PIDFD_GETFD, -1, 0, 0)),
     "inotify_init1": inotify,
     "mincore": mincore,
+    "madvise(MADV_PAGEOUT)": page_out,
+    "preadv2(RWF_NOWAIT)": read_nowait,
+    "process_madvise": lambda: outcome(libc.syscall(PROCESS_MADVISE, -1, None, 0, 0, 0)),
     "personality(ADDR_NO_RANDOMIZE)": lambda: in_child(
         lambda: outcome(libc.personality(ADDR_NO_RANDOMIZE))
     ),
