@@ -41,6 +41,10 @@ OFF_TURN_SLACK = 0.05
 """CPU seconds a frozen bot's processes may still be charged in a game: a freeze lands
 within microseconds (60 processes left running would use seconds)."""
 
+QUOTA_SLACK = 0.25
+"""CPU seconds beyond one core that a move may show: the quota is enforced per period
+(100 ms), and the count is read in clock ticks."""
+
 needs_freezer = pytest.mark.skipif(
     not (ISOLATION.user and ISOLATION.cgroups.enforced.freeze),
     reason="needs a user id of the bot's own and a cgroup freezer",
@@ -182,3 +186,31 @@ def test_a_frozen_bot_is_killed_when_its_opponent_times_out(
     assert meter.moves == 1 and meter.off_turn < OFF_TURN_SLACK, meter.off_turn
     assert_nothing_left(hostile)
     assert_nothing_left(looping)
+
+
+@pytest.mark.skipif(
+    not (ISOLATION.user and ISOLATION.cgroups.enforced.cpu),
+    reason="needs a user id of the bot's own and the cgroup cpu controller",
+)
+def test_on_its_turn_a_bot_gets_at_most_a_core_however_many_processes_think() -> None:
+    """Four processes spinning through a move (about 2 cores' worth on this 2-core
+    machine without the cgroup's quota) are held to one core together: the CPU they
+    used is at most the move's wall time, and a little for the quota's period."""
+    bot = make_bot(python_source("wide_thinker.py", "WideThinker"), move_seconds=SLOW_START)
+    game = get_game("koenigsgarten")
+    state = game.new_initial_state(seed=1)
+    options = game.options_to_dict(state.options)
+    try:
+        bot.new_game(GameInfo.of(game, options, state.current_seat, state.num_seats, 1))
+        assert bot.process is not None
+        uid = bot.process.uid
+        used_before = cpu_of_user(uid)
+        began = time.monotonic()
+        bot.act(state.observation(state.current_seat), state.legal_actions(), None)
+        wall = time.monotonic() - began
+        used = cpu_of_user(uid) - used_before  # its children still live (frozen)
+        assert len(processes_of(uid, zombies=False)) >= 4
+    finally:
+        bot.close()
+    assert used <= wall + QUOTA_SLACK, (used, wall)
+    assert_nothing_left(bot)
