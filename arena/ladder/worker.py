@@ -19,7 +19,6 @@ the rating state counts exactly the stored games because it is written with them
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import threading
@@ -69,6 +68,7 @@ from arena.store.tally import IndexedGame, Standing, StoredGame, games_page, sta
 from arena.tournament.execution import ChunkResult, Executor, TournamentContext, make_executor
 from arena.tournament.health import BotHealth
 from arena.tournament.scheduling import rotations, seating_orders
+from arena.tournament.state import LadderHealthState, StoredStateError
 from engines.seeding import derive_seed
 
 TABLES_PER_BATCH = 8
@@ -377,9 +377,14 @@ class LadderPlayer:
         health = BotHealth(MAX_CRASH_RATE)
         saved = read_driver_state(session, ladder.tournament_id)
         if saved is not None:
-            state = json.loads(saved[1])
-            health.games.update({int(k): v for k, v in state["games"].items()})
-            health.crashes.update({int(k): v for k, v in state["crashes"].items()})
+            try:
+                state = LadderHealthState.decode(saved[1], ladder.tournament_id)
+            except StoredStateError as exc:
+                # The counts start again: a bot's suspension waits for new crashes.
+                log.warning("%s: its bots' health is counted anew", exc)
+            else:
+                health.games.update(state.games)
+                health.crashes.update(state.crashes)
         members = session.exec(
             select(Participant).where(Participant.tournament_id == ladder.tournament_id)
         ).all()
@@ -391,9 +396,9 @@ class LadderPlayer:
             participant.suspended = True
             participant.suspended_reason = why
             session.add(participant)
-        state_text = json.dumps({"games": health.games, "crashes": health.crashes})
+        counted = LadderHealthState(games=health.games, crashes=health.crashes).encode()
         stored = (saved[0] if saved is not None else 0) + len(played)
-        write_driver_state(session, ladder.tournament_id, stored, state_text.encode())
+        write_driver_state(session, ladder.tournament_id, stored, counted)
 
     def _score_tests(
         self,

@@ -25,7 +25,7 @@ from arena.tournament.progress import StatisticsState
 STATE_VERSION: Literal[2] = 2
 """Of the stored state's fields: a change to them needs a new version (a state of
 another version is refused, and the games counted instead). Version 1 was a pickle,
-which a resume no longer reads (migration 14 dropped those rows)."""
+which a resume no longer reads (migration 15 dropped those rows)."""
 
 
 class StoredStateError(ArenaError):
@@ -65,6 +65,41 @@ class DriverState(BaseModel):
                 f"tournament {tournament_id}: its stored driver state is not one this "
                 f"arena reads ({_first_error(exc)})"
             ) from None
+
+
+class LadderHealthState(BaseModel):
+    """A ladder's driver state: its bots' games and crashes (their health), as counted
+    by the ladder's workers (:mod:`arena.ladder.worker`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    games: Counter[int]
+    crashes: Counter[int]
+
+    def encode(self) -> bytes:
+        """The state as JSON."""
+        return self.model_dump_json().encode()
+
+    @classmethod
+    def decode(cls, saved: bytes, tournament_id: int) -> LadderHealthState:
+        """The health ``saved`` holds, checked field by field.
+
+        Raises:
+            StoredStateError: ``saved`` is not such JSON, naming the ladder's tournament
+                and the first field that is wrong.
+        """
+        try:
+            state = cls.model_validate_json(saved)
+        except ValidationError as exc:
+            raise StoredStateError(
+                f"ladder tournament {tournament_id}: its stored health is not one this "
+                f"arena reads ({_first_error(exc)})"
+            ) from None
+        if any(count < 0 for count in (*state.games.values(), *state.crashes.values())):
+            raise StoredStateError(
+                f"ladder tournament {tournament_id}: its stored health holds a negative count"
+            )
+        return state
 
 
 def _first_error(exc: ValidationError) -> str:

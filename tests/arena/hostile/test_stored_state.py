@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import pickle
 from collections import Counter
 from pathlib import Path
@@ -25,13 +26,16 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.ladder.service import LadderSettings, start_ladder
+from arena.ladder.worker import LadderPlayer
+from arena.store.bots import resolve_bot
 from arena.store.db import open_database, session_scope, writer
 from arena.store.migrations import LATEST, current_version, migrate
 from arena.store.tally import Tallies
 from arena.tournament import driver, execution
 from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
-from arena.tournament.state import DriverState, StoredStateError
+from arena.tournament.state import DriverState, LadderHealthState, StoredStateError
 from tests.arena.test_driver_batches import as_data
 
 QUIET = Console(file=io.StringIO())
@@ -419,3 +423,37 @@ def test_a_malformed_sprt_state_is_refused_and_the_test_counted_from_the_games(
     assert as_data(buffer.test.running_state()) == as_data(
         counted_state(engine, tournament_id).test
     )
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        b"not json",
+        b'{"games": {"1": "many"}, "crashes": {}}',
+        b'{"games": {"1": -5}, "crashes": {}}',
+        pickled_call("arena.store.tally", "contextlib.os.system", "true"),
+    ],
+    ids=["not JSON", "a count that is text", "a negative count", "a pickle"],
+)
+def test_a_ladders_forged_health_row_is_counted_anew_and_the_ladder_plays_on(
+    tmp_path: Path, forged: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The ladder keeps its bots' health as its tournament's driver state: a row that is
+    not such JSON is said (a warning naming the ladder), counted anew from the batch's
+    games, and written back as JSON; the batch is stored (it was a traceback)."""
+    engine = open_database(str(tmp_path / "arena.db"))
+    with session_scope(engine) as session:
+        for bot in ("random", "greedy"):
+            resolve_bot(session, bot, "koenigsgarten")
+        ladder, _ = start_ladder(
+            session, "koenigsgarten", time_control="unlimited", settings=LadderSettings()
+        )
+        ladder_id, tournament_id = ladder.id, ladder.tournament_id
+    with LadderPlayer(engine, executor="local", tables=2, seed=1) as player:
+        assert player.play_batch(ladder_id) is not None
+        forge(engine, tournament_id, forged)
+        with caplog.at_level(logging.WARNING, logger="arena.ladder.worker"):
+            assert player.play_batch(ladder_id) is not None
+    assert f"ladder tournament {tournament_id}: its stored health" in caplog.text
+    health = LadderHealthState.decode(stored_state(engine, tournament_id), tournament_id)
+    assert sum(health.games.values()) > 0
