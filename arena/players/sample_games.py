@@ -33,6 +33,7 @@ SAMPLE_SEED = 1
 CHECK_BUDGET_SECONDS = 15.0
 """The bot's time (start-ups and moves) the check's games may take in all."""
 MAX_GAMES = 6
+"""The most games the check plays (a game of many seat counts plays the first ones)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,8 @@ class SampleRun:
     planned: int
     finished: int = 0
     move_seconds: list[float] = field(default_factory=list)
+    spent: float = 0.0
+    """The bot's time so far: its start-ups and moves (seconds)."""
     sandbox: str | None = None
     """What held the bot's memory and processes (:meth:`SandboxedProcess.enforced`)."""
     cut_short: str | None = None
@@ -148,57 +151,70 @@ def play_sample_games(
     """
     plans = sample_games(game)
     run = SampleRun(len(plans))
-    spent = 0.0
     try:
         for number, plan in enumerate(plans, 1):
-            where = f"in game {number} of {len(plans)} ({plan})"
-            if spent >= budget:
-                run.cut_short = _cut_short(budget, f"before game {number} of {len(plans)}")
-                return run
-            state = game.new_initial_state(seed=plan.seed, seats=plan.seats)
-            options = game.options_to_dict(state.options)
-            players = _seat_players(bot, plan, number)
-            for seat, player in enumerate(players):
-                started = time.perf_counter()
-                try:
-                    player.new_game(GameInfo.of(game, options, seat, plan.seats, plan.seed))
-                except BotFault as fault:
-                    started_where = f"{where}, at its start" if number > 1 else None
-                    raise SampleGameFault(fault, started_where) from None
-                if player is bot:
-                    spent += time.perf_counter() - started
-                    if run.sandbox is None and bot.process is not None:
-                        run.sandbox = bot.process.enforced()
-            moves = 0
-            while (seat := state.current_seat) >= 0:
-                player, legal = players[seat], state.legal_actions()
-                if player is not bot:
-                    seen = state.observation(seat) if player.reads_observation else NO_OBSERVATION
-                    state.apply_action(player.act(seen, legal, None))
-                    continue
-                if spent >= budget:
-                    run.cut_short = _cut_short(
-                        budget, f"in game {number} of {len(plans)} after its move {moves}"
-                    )
-                    return run
-                moves += 1
-                started = time.perf_counter()
-                try:
-                    action = bot.act(state.observation(seat), legal, None)
-                except BotFault as fault:
-                    raise SampleGameFault(fault, f"{where}, its move {moves}") from None
-                took = time.perf_counter() - started
-                spent += took
-                run.move_seconds.append(took)
-                state.apply_action(action)
-            outcome = state.outcome()
-            assert outcome is not None, "a finished state always has an outcome"
-            for player in players:
-                player.game_over(outcome)
+            label = f"game {number} of {len(plans)}"
+            if run.spent >= budget:
+                run.cut_short = _cut_short(budget, f"before {label}")
+                break
+            if not _play(bot, game, plan, label, run, budget):
+                break
             run.finished += 1
-        return run
     finally:
         bot.close()
+    return run
+
+
+def _play(
+    bot: SubprocessBot, game: Game, plan: SampleGame, label: str, run: SampleRun, budget: float
+) -> bool:
+    """Play one sample game to its end (True), or until the budget is spent (False:
+    ``run.cut_short`` says so); the bot's time and move times go into ``run``.
+
+    Raises:
+        SampleGameFault: the bot failed (its first game's start-up unplaced, as nothing
+            was played yet).
+    """
+    where = f"in {label} ({plan})"
+    state = game.new_initial_state(seed=plan.seed, seats=plan.seats)
+    options = game.options_to_dict(state.options)
+    players = _seat_players(bot, plan, run.finished + 1)
+    for seat, player in enumerate(players):
+        started = time.perf_counter()
+        try:
+            player.new_game(GameInfo.of(game, options, seat, plan.seats, plan.seed))
+        except BotFault as fault:
+            raise SampleGameFault(
+                fault, f"{where}, at its start" if run.finished else None
+            ) from None
+        if player is bot:
+            run.spent += time.perf_counter() - started
+            if run.sandbox is None and bot.process is not None:
+                run.sandbox = bot.process.enforced()
+    moves = 0
+    while (seat := state.current_seat) >= 0:
+        player, legal = players[seat], state.legal_actions()
+        if player is not bot:
+            seen = state.observation(seat) if player.reads_observation else NO_OBSERVATION
+            state.apply_action(player.act(seen, legal, None))
+            continue
+        if run.spent >= budget:
+            run.cut_short = _cut_short(budget, f"in {label} after its move {moves}")
+            return False
+        moves += 1
+        started = time.perf_counter()
+        try:
+            action = bot.act(state.observation(seat), legal, None)
+        except BotFault as fault:
+            raise SampleGameFault(fault, f"{where}, its move {moves}") from None
+        took = time.perf_counter() - started
+        run.spent += took
+        run.move_seconds.append(took)
+        state.apply_action(action)
+    # Nothing the bot does after the game counts (a tournament ignores it too): it is
+    # stopped at once instead of being told the outcome and asked to quit.
+    bot.close()
+    return True
 
 
 def _seat_players(bot: SubprocessBot, plan: SampleGame, number: int) -> list[Bot]:

@@ -23,7 +23,7 @@ from tests.arena.web.conftest import Web
 
 runner = CliRunner()
 ROOMY = dataclasses.replace(FAST, move_seconds=10.0)
-"""Moves as long as the check's own default, for a bot that thinks."""
+"""Moves as long as the check's own default: no bot here times out, however busy the machine."""
 GOOD = """
 class FirstLegal:
     def act(self, observation, legal_actions, time_left):
@@ -44,7 +44,7 @@ def add(tmp_path: Path, name: str, game: str, file: str) -> tuple[int, str]:
 def test_a_bot_that_crashes_on_its_third_move_is_refused_naming_the_move() -> None:
     source = dataclasses.replace(python_source("exit_midgame.py", "ExitMidgame"), params=THIRD)
     with pytest.raises(SubmissionRejected) as refused:
-        check_submission(source, "kardinal", limits=FAST)
+        check_submission(source, "kardinal", limits=ROOMY)
     message = str(refused.value)
     assert message.startswith(
         "bot rejected: crash in game 1 of 4 (2 seats, seat 0, seed 1), its move 3: "
@@ -70,7 +70,7 @@ def test_an_illegal_move_only_at_three_seats_is_refused_naming_it(tmp_path: Path
 
 def test_a_good_bot_is_accepted_with_its_move_times(tmp_path: Path) -> None:
     source = BotSource(PYTHON, "FirstLegal", {}, GOOD)
-    result = check_submission(source, "kings_corner", limits=FAST)
+    result = check_submission(source, "kings_corner", limits=ROOMY)
     assert (result.played, result.planned, result.warning) == (3, 3, None)
     times = result.times
     assert times.moves >= 3 and 0 < times.median <= times.p90 <= times.max
@@ -119,13 +119,15 @@ def test_the_web_answers_the_move_times(web: Web) -> None:
 
 def test_a_check_cut_short_by_its_budget_passes_with_a_warning() -> None:
     source = python_source("slow_mover.py", "SlowMover")
-    result = check_submission(source, "koenigsgarten", limits=ROOMY, budget=1.5)
-    # Its first two moves take 1.4 s; the check stops before its third, fourth or fifth
-    # (as its start-up took more or less).
+    result = check_submission(source, "koenigsgarten", limits=ROOMY, budget=1.0)
+    # Its first two moves (of five in game 1) take 0.7 s each: the check stops before
+    # its second or third, as its start-up took more or less than 0.3 s.
     assert result.played == 0 and result.planned == 2
-    assert result.times.moves >= 2 and result.times.max >= 0.7
-    assert result.warning is not None and "time budget (1.5 s" in result.warning
-    assert re.search(r"ran out in game 1 of 2 after its move \d+: the rest", result.warning)
+    assert result.times.moves in (1, 2) and result.times.max >= 0.7
+    assert result.warning is not None and "time budget (1 s" in result.warning
+    assert f"ran out in game 1 of 2 after its move {result.times.moves}: the rest" in (
+        result.warning
+    )
 
 
 def test_the_sample_games_cover_every_seat_count_and_more_than_the_first_seat() -> None:
