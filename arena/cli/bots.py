@@ -59,13 +59,16 @@ def add(
         ),
     ] = None,
     check_time: Annotated[
-        float, typer.Option(help="seconds the submission check gives the bot per step")
+        float,
+        typer.Option(help="seconds the submission check gives the bot to start and for each move"),
     ] = CHECK_SECONDS,
     db: DbOption = None,
 ) -> None:
     """Register a bot (or a new version of it). A --python or --cmd bot must first pass
-    the submission check: start, handshake and one legal move on a sample position.
-    Its code is stored (a --cmd bot's files too): tournaments never read your files."""
+    the submission check: start, handshake and whole games against the built-in bots at
+    every seat count, each move legal and in time; it reports the bot's move times and
+    the time-control classes they fit. Its code is stored (a --cmd bot's files too):
+    tournaments never read your files."""
     from arena.players.loader import BUILTIN, COMMAND, command_files
     from arena.store.bots import add_bot, builtin_source, command_source, python_source
     from arena.store.db import session_scope
@@ -110,16 +113,9 @@ def _check_submission(source: BotSource, game: str, name: str, seconds: float) -
         raise ArenaError(f"--check-time must be positive, not {seconds!r}")
     limits = dataclasses.replace(DEFAULT_LIMITS, move_seconds=seconds, startup_seconds=seconds)
     result = check_submission(source, game, label=name, limits=limits)
-    if result.warning:
-        console.print(f"warning: {result.warning}", markup=False, highlight=False)
-    else:
-        console.print(
-            f"checked: {result.name} speaks protocol {result.protocol} and answered "
-            f"{result.action!r} on the sample position in {result.move_seconds * 1000:.1f} ms",
-            markup=False,
-            highlight=False,
-        )
-    console.print(f"sandbox: {result.sandbox}", markup=False, highlight=False)
+    warning = [f"warning: {result.warning}"] if result.warning else []
+    for line in [*result.describe(), *warning, f"sandbox: {result.sandbox}"]:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("kinds")

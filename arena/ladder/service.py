@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from arena.ladder.errors import LadderError
 from arena.play.runner import TimeControl
 from arena.play.time_control import (
+    CLASS_MOVE_SECONDS,
     TimeClass,
     config_time_class,
     parse_time_control,
@@ -45,11 +46,8 @@ from arena.tournament.config import validate_config
 from engines.registry import get_game
 
 CLASS_CONTROLS: dict[TimeClass, str | None] = {
-    TimeClass.BULLET: "st=0.05",
-    TimeClass.BLITZ: "st=0.5",
-    TimeClass.RAPID: "st=5",
-    TimeClass.CLASSICAL: "st=30",
-    TimeClass.UNLIMITED: None,
+    time_class: None if seconds is None else f"st={seconds:g}"
+    for time_class, seconds in CLASS_MOVE_SECONDS.items()
 }
 """The time control a ladder named by its class plays at."""
 DEFAULT_TIME_CONTROL = TimeClass.BLITZ

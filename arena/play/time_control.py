@@ -47,6 +47,15 @@ CLOCK_INCREMENTS = 1000
 """Moves a game clock's increments are counted for where a bound on a whole game is
 needed (the sandbox's CPU-time limit, the caps of a configuration from the web)."""
 ORDER = tuple(TimeClass)
+CLASS_MOVE_SECONDS: dict[TimeClass, float | None] = {
+    TimeClass.BULLET: 0.05,
+    TimeClass.BLITZ: 0.5,
+    TimeClass.RAPID: 5.0,
+    TimeClass.CLASSICAL: 30.0,
+    TimeClass.UNLIMITED: None,
+}
+"""Each class's own per-move limit (None: none): a ladder named by its class plays at
+it (``st=0.5`` for blitz), and the submission check measures a bot's moves against it."""
 
 
 def time_class(per_move: float | None, per_game: float | None) -> TimeClass:

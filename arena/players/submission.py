@@ -1,16 +1,15 @@
-"""The submission check: a new bot must start, shake hands and move before it is stored.
+"""The submission check: a new bot must start, shake hands and play before it is stored.
 
-:func:`check_submission` runs the bot once in the sandbox, exactly as a tournament
-would (the stored code, not the user's file): the handshake must name protocol
-version 1 and the game, and the bot must answer a legal action on a sample position
-(the game's initial state from :data:`SAMPLE_SEED`) within the per-move limit.
-Anything else rejects it with the reason: a syntax error, a missing class, the wrong
-protocol version, a timeout, a crash, malformed output, an illegal move.
-
-One failure is let through with a warning: an error the bot itself reports while
-choosing its move (its ``act`` raised, the SDK said so). The program works and speaks
-the protocol; it will forfeit such games as crashes, and the tournament's crash rate
-limit deals with bots that do it often.
+:func:`check_submission` runs the bot in the sandbox exactly as a tournament would (the
+stored code, not the user's file): the handshake must name protocol version 1 and the
+game, and the bot must play whole games against the built-in bots, at every seat
+count the game allows, within the per-move limit (:mod:`arena.players.sample_games`).
+Anything else rejects it with the reason, naming the game and the move: a syntax
+error, a missing class, the wrong protocol version, a timeout, a crash (an error the
+bot reports from its ``act`` too: a tournament forfeits such a game), malformed
+output, an illegal move. The result reports the bot's move times and which
+time-control classes they fit; a check cut short by its time budget passes with a
+warning (unless the bot never moved).
 
 :func:`check_archive_command` checks, before anything runs, that the command of an
 uploaded archive names nothing but the archive's own files and an interpreter of the
@@ -21,18 +20,22 @@ from __future__ import annotations
 
 import re
 import shlex
-import time
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
 from arena.players.loader import BotLoadError, BotSource, BotSpec, instantiate
+from arena.players.sample_games import (
+    CHECK_BUDGET_SECONDS,
+    MoveTimes,
+    SampleGameFault,
+    play_sample_games,
+)
 from arena.players.sandbox import DEFAULT_LIMITS, SandboxLimits
-from arena.players.subprocess_bot import BotErrorReport, BotVersionMismatch, SubprocessBot
-from bots.base import BotFault, GameInfo
+from arena.players.subprocess_bot import BotVersionMismatch, SubprocessBot
+from bots.base import BotFault
 from engines.registry import get_game
 
-SAMPLE_SEED = 1
 COMMAND_CHARS = 1000
 """The longest command an archive bot may be run with."""
 INTERPRETERS = frozenset(
@@ -113,12 +116,26 @@ class CheckResult:
     name: str
     protocol: int
     games: tuple[str, ...]
-    action: str | None
-    """The sample move (None when the bot reported an error instead)."""
-    move_seconds: float
+    """The games the bot's handshake names."""
+    played: int
+    """The sample games it played to the end."""
+    planned: int
+    times: MoveTimes
     sandbox: str
     """What held the bot's memory and processes (:meth:`SandboxedProcess.enforced`)."""
     warning: str | None = None
+    """Why the check stopped early (its time budget ran out), or None."""
+
+    def describe(self) -> list[str]:
+        """The lines ``arena bots add`` prints and the web answers (the sandbox's apart)."""
+        games = f"{self.played} whole {'game' if self.played == 1 else 'games'}"
+        if self.played < self.planned:
+            games += f" of {self.planned}"
+        return [
+            f"checked: {self.name} speaks protocol {self.protocol} and played {games} "
+            "against the built-in bots",
+            *self.times.describe(),
+        ]
 
 
 def check_submission(
@@ -127,56 +144,47 @@ def check_submission(
     *,
     label: str = "submission",
     limits: SandboxLimits = DEFAULT_LIMITS,
+    budget: float = CHECK_BUDGET_SECONDS,
 ) -> CheckResult:
-    """Start the bot once: handshake and one move on the sample position.
+    """Start the bot, and play the sample games with it (at most ``budget`` seconds of
+    its time, each move within ``limits.move_seconds``).
 
     Raises:
         SubmissionRejected: the bot cannot start, speaks another protocol version,
-            does not play ``game``, or fails the sample move (the reason says how).
+            does not play ``game``, fails in a game (the reason says how, where and on
+            which move), or its time budget ran out before it moved.
         UnknownGameError: ``game`` is unknown.
     """
     engine = get_game(game)
-    state = engine.new_initial_state(seed=SAMPLE_SEED)
-    seat = state.current_seat
     try:
         bot = instantiate(BotSpec(0, label, engine.name, source), limits=limits)
     except BotLoadError as exc:
         raise SubmissionRejected(f"bot rejected: {exc}") from None
     assert isinstance(bot, SubprocessBot), "only submitted bots are checked"
-    options = engine.options_to_dict(state.options)
-    info = GameInfo(engine, options, seat, state.num_seats, SAMPLE_SEED)
     try:
-        try:
-            bot.new_game(info)
-        except BotFault as fault:
-            raise _rejected(fault) from None
-        assert bot.handshake is not None and bot.process is not None
-        enforced = bot.process.enforced()
-        legal = state.legal_actions()
-        started = time.perf_counter()
-        warning = None
-        action: str | None = None
-        try:
-            action = str(bot.act(state.observation(seat), legal, None))
-        except BotErrorReport as report:
-            warning = f"its move on the sample position failed: {report}"
-        except BotFault as fault:
-            raise _rejected(fault) from None
-        return CheckResult(
-            name=bot.handshake.name,
-            protocol=bot.handshake.protocol,
-            games=bot.handshake.games,
-            action=action,
-            move_seconds=time.perf_counter() - started,
-            sandbox=enforced,
-            warning=warning,
-        )
-    finally:
-        bot.close()
+        run = play_sample_games(bot, engine, budget=budget)
+    except SampleGameFault as failed:
+        raise _rejected(failed.fault, failed.where) from None
+    times = MoveTimes.of(run.move_seconds)
+    if times is None:
+        why = run.cut_short or "no sample game asked it to"
+        raise SubmissionRejected(f"bot rejected: it never moved ({why})")
+    assert bot.handshake is not None and run.sandbox is not None
+    return CheckResult(
+        name=bot.handshake.name,
+        protocol=bot.handshake.protocol,
+        games=bot.handshake.games,
+        played=run.finished,
+        planned=run.planned,
+        times=times,
+        sandbox=run.sandbox,
+        warning=run.cut_short,
+    )
 
 
-def _rejected(fault: BotFault) -> SubmissionRejected:
-    """The fault as a rejection; its message quotes no more of the bot's output than a
-    forfeit's does (arena.players.subprocess_bot caps it)."""
+def _rejected(fault: BotFault, where: str | None = None) -> SubmissionRejected:
+    """The fault as a rejection, saying where it happened; its message quotes no more of
+    the bot's output than a forfeit's does (arena.players.subprocess_bot caps it)."""
     why = "wrong protocol version" if isinstance(fault, BotVersionMismatch) else fault.reason
-    return SubmissionRejected(f"bot rejected: {why.replace('_', ' ')}: {fault}")
+    place = f" {where}" if where else ""
+    return SubmissionRejected(f"bot rejected: {why.replace('_', ' ')}{place}: {fault}")

@@ -335,8 +335,10 @@ def submit_bot(
     ] = None,
 ) -> schemas.SubmittedBot:
     """Submit a bot (``arena bots add``): a Python file, or an archive plus a command.
-    It must pass the submission check (start in the sandbox, handshake, one legal move)
-    before it is stored; 422 with the reason otherwise. Rate-limited per token. 503 where
+    It must pass the submission check (start in the sandbox, handshake, whole games
+    against the built-in bots at every seat count) before it is stored; 422 with the
+    reason otherwise. The answer gives its move times and the time-control classes they
+    fit (``times``). Rate-limited per token. 503 where
     the sandbox lacks isolation the docs promise (unless the server allows that)."""
     ctx.sandbox.check_upload()
     settings = ctx.settings
@@ -410,7 +412,11 @@ def submit_bot(
         view = queries.bot_view(session, bot)
     response.status_code = 201 if created else 200
     return schemas.SubmittedBot(
-        bot=view, created=created, check=verdict.summary, warning=verdict.warning
+        bot=view,
+        created=created,
+        check=verdict.summary,
+        warning=verdict.warning,
+        times=None if verdict.times is None else schemas.CheckTimes(**verdict.times),
     )
 
 

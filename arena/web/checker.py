@@ -3,10 +3,11 @@ imports or runs uploaded code.
 
 The server sends the submission as JSON on the child's stdin
 (``python -m arena.web.checker``); the child finds the Python bot's class (parsing the
-code), runs :func:`arena.players.submission.check_submission` (which starts the bot in the
-sandbox, as a tournament would) and answers one JSON object on stdout: the stored
-entry and what the check saw, or the rejection's message. A child that hangs is
-killed after the check's own deadlines plus a margin. The texts of the answer quote
+code), runs :func:`arena.players.submission.check_submission` (which plays the bot's
+sample games in the sandbox, as a tournament would) and answers one JSON object on
+stdout: the stored entry and what the check saw (a summary, the move times and the
+time-control classes they fit), or the rejection's message. A child that hangs is
+killed after the check's own deadlines and time budget plus a margin. The texts of the answer quote
 the bot: they are made storable (:func:`~arena.play.bot_text.bot_text`) as they come
 back, so no lone surrogate or NUL character reaches a response or a row.
 """
@@ -23,6 +24,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.play.bot_text import bot_text
 from arena.players.loader import COMMAND, PYTHON, BotLoadError, BotSource, python_bot_class_name
+from arena.players.sample_games import CHECK_BUDGET_SECONDS
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.players.submission import check_submission
 from engines.errors import GameError
@@ -58,6 +60,9 @@ class Verdict:
     rejection: str | None = None
     summary: str | None = None
     warning: str | None = None
+    times: dict[str, Any] | None = None
+    """The bot's move times (``moves``, ``median``, ``p90``, ``max`` in seconds) and
+    ``fits``: for each time-control class with a per-move limit, whether they fit it."""
 
 
 def run_check(submission: Submission) -> Verdict:
@@ -66,7 +71,8 @@ def run_check(submission: Submission) -> Verdict:
     Raises:
         CheckFailed: the child did not answer (killed, timed out, crashed).
     """
-    deadline = 2 * submission.seconds + MARGIN_SECONDS
+    # The budget may run out just as a start-up or a move of at most `seconds` begins.
+    deadline = CHECK_BUDGET_SECONDS + 2 * submission.seconds + MARGIN_SECONDS
     try:
         finished = subprocess.run(
             [sys.executable, "-m", "arena.web.checker"],
@@ -91,6 +97,7 @@ def run_check(submission: Submission) -> Verdict:
         BotSource(source["kind"], source["entry"], source["params"], source["code"]),
         summary=None if summary is None else bot_text(summary),
         warning=None if warning is None else bot_text(warning),
+        times=answer.get("times"),
     )
 
 
@@ -112,10 +119,7 @@ def check(submission: Submission) -> dict[str, Any]:
         result = check_submission(source, submission.game, label=submission.name, limits=limits)
     except (ArenaError, BotLoadError, GameError) as exc:
         return {"rejection": str(exc)}
-    summary = (
-        f"{result.name} speaks protocol {result.protocol} and answered {result.action!r} on "
-        f"the sample position in {result.move_seconds * 1000:.1f} ms"
-    )
+    times = result.times
     return {
         "source": {
             "kind": source.kind,
@@ -123,8 +127,12 @@ def check(submission: Submission) -> dict[str, Any]:
             "params": dict(source.params),
             "code": source.code,
         },
-        "summary": None if result.warning else summary,
+        "summary": "; ".join(result.describe()),
         "warning": result.warning,
+        "times": {
+            **dataclasses.asdict(times),
+            "fits": {str(time_class): fits for time_class, fits in times.fits().items()},
+        },
     }
 
 

@@ -187,12 +187,27 @@ class Replay(BaseModel):
     steps: list[ReplayStep]
 
 
+class CheckTimes(BaseModel):
+    """The wall time of the bot's moves in the submission check's games (seconds)."""
+
+    moves: int
+    median: float
+    p90: float
+    max: float
+    fits: dict[str, bool]
+    """For each time-control class with a per-move limit (bullet 0.05 s, blitz 0.5 s,
+    rapid 5 s, classical 30 s): whether its slowest move fits it."""
+
+
 class SubmittedBot(BaseModel):
     bot: Bot
     created: bool
     """False when this exact code was registered under the name already."""
     check: str | None
+    """What the check saw: the games it played, the move times, the classes they fit."""
     warning: str | None
+    """Why the check stopped early (its time budget ran out), or None."""
+    times: CheckTimes | None = None
 
 
 class Account(BaseModel):

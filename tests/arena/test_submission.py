@@ -106,9 +106,10 @@ def test_a_bot_that_does_not_answer_in_time_is_rejected(db: Path) -> None:
         (python_source("fork_bomb.py", "ForkBomb"), "timeout"),
     ],
 )
-def test_a_bad_move_on_the_sample_position_is_rejected(source: BotSource, reason: str) -> None:
+def test_a_bad_first_move_is_rejected(source: BotSource, reason: str) -> None:
     limits = SandboxLimits(move_seconds=0.5, startup_seconds=15)
-    with pytest.raises(SubmissionRejected, match=f"^bot rejected: {reason}: "):
+    where = r"in game 1 of 2 \(2 seats, seat 0, seed 1\), its move 1"
+    with pytest.raises(SubmissionRejected, match=f"^bot rejected: {reason} {where}: "):
         check_submission(source, "koenigsgarten", limits=limits)
 
 
@@ -119,17 +120,20 @@ def test_a_bot_for_another_game_is_rejected(db: Path) -> None:
     assert code == 2 and "does not play blumengarten" in out
 
 
-def test_a_bot_whose_move_raises_is_registered_with_a_warning(db: Path) -> None:
+def test_a_bot_whose_move_raises_is_rejected(db: Path) -> None:
+    # A tournament forfeits its games as crashes: it would lose every one.
     code, out = add(db, "raiser", "-g", "koenigsgarten", "--python", str(HERE / "raising.py"))
-    assert code == 0 and "warning:" in out and "RuntimeError('boom')" in out
-    assert stored(db) == ["raiser"]
+    assert code == 2 and "bot rejected: crash in game 1 of 2" in out
+    assert "its move 1: reported an error: act raised RuntimeError('boom')" in out
+    assert stored(db) == []
 
 
 def test_a_good_bot_is_checked_then_registered(db: Path) -> None:
     example = EXAMPLES / "python_bot.py"
     code, out = add(db, "example", "-g", "kardinal", "--python", str(example))
     assert code == 0, out
-    assert "checked: example-python speaks protocol 1 and answered 'take" in out
+    assert "checked: example-python speaks protocol 1 and played 4 whole games" in out
+    assert "move times: median " in out
     whole_bot = detect_isolation().cgroups.enforced.memory
     assert f"sandbox: memory 2 GiB {'for the whole bot' if whole_bot else 'per process'}" in out
     assert "registered example@1" in out

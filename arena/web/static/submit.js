@@ -85,7 +85,7 @@
       if (response.ok) {
         const bot = data.bot;
         const what = data.created ? `registered ${bot.label}` : `unchanged: ${bot.label} already has this code`;
-        const check = data.warning ? `warning: ${data.warning}` : data.check || "";
+        const check = [data.check, data.warning && `warning: ${data.warning}`].filter(Boolean).join("; ");
         report(botResult, true, `${what}. ${check}`, { href: `/bots/${encodeURIComponent(bot.label)}`, text: "bot page" });
       } else {
         report(botResult, false, data.detail || `error ${response.status}`);
