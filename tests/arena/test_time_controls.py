@@ -198,10 +198,12 @@ def test_a_sandboxed_bot_out_of_its_own_clock_forfeits_on_time(tmp_path: Path) -
     assert out.count("sleeper@1 forfeit") == 2 and "(timeout by seat" in out
     code, out, _ = arena(db, "report", "1")
     assert "no limit; sleeper: 1 s per game (bullet)" in out
-    # With an increment of 2 s its clock never runs out, while everyone else has st=5.
-    code, out, err = arena(db, *run, "-b", "sleeper tc=1+2", "-b", "greedy", "--each", "st=5")
+    # With an increment of 2 s its clock never runs out (3 s to start with: 2.5 s of
+    # margin on its first move, which a loaded machine cannot eat), while everyone else
+    # has st=5.
+    code, out, err = arena(db, *run, "-b", "sleeper tc=3+2", "-b", "greedy", "--each", "st=5")
     assert code == 0, out + err
     _, out, _ = arena(db, "tournament", "games", "2", "--result", "forfeit")
     assert "no stored games match" in out
     _, out, _ = arena(db, "report", "2")
-    assert "5 s per move; sleeper: 1+2 s per game" in out
+    assert "5 s per move; sleeper: 3+2 s per game" in out

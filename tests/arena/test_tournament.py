@@ -13,6 +13,7 @@ from arena.cli import app
 from arena.play.records import GameRecord, replay
 from arena.store.db import open_database
 from arena.tournament.config import read_config_file, validate_config
+from tests.arena.hostile import register_unchecked
 
 runner = CliRunner()
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -166,9 +167,7 @@ def test_the_stored_code_runs_not_the_file(db: str, tmp_path: Path) -> None:
 
 
 def test_a_crashing_bot_forfeits_and_the_tournament_goes_on(db: str, tmp_path: Path) -> None:
-    file = tmp_path / "crash.py"
-    file.write_text(CRASHING)
-    arena(db, "bots", "add", "crash", "-g", "koenigsgarten", "--python", str(file))
+    register_unchecked(db, "crash", "Crash", CRASHING)  # the check refuses it
     code, out, _ = arena(
         db,
         "tournament",
@@ -291,9 +290,7 @@ def test_the_demo_config_file_matches_the_embedded_demo() -> None:
 def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
     db: str, tmp_path: Path
 ) -> None:
-    file = tmp_path / "crash.py"
-    file.write_text(CRASHING)
-    arena(db, "bots", "add", "crash", "-g", "koenigsgarten", "--python", str(file))
+    register_unchecked(db, "crash", "Crash", CRASHING)  # the check refuses it
     code, out, err = arena(
         db,
         "tournament",

@@ -14,6 +14,7 @@ from arena.cli import app
 from arena.play.records import GameRecord, replay
 from arena.store.db import open_database
 from arena.store.listing import iter_records
+from tests.arena.hostile import register_unchecked
 
 runner = CliRunner()
 
@@ -27,7 +28,7 @@ class Mutter:
 
     def act(self, observation, legal_actions, time_left):
         self.moves += 1
-        if self.moves == 1:  # the submission check asks for one move only
+        if self.moves == 1:
             return legal_actions[0]
         print("thinking about", len(legal_actions), "cards", file=sys.stderr, flush=True)
         os._exit(3)
@@ -44,11 +45,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tournament (id 1) of random, greedy and a bot that always crashes: 18 games."""
     tmp = tmp_path_factory.mktemp("records")
     db = tmp / "arena.db"
-    (tmp / "mutter.py").write_text(MUTTERING_CRASH)
-    code, _, err = arena(
-        db, "bots", "add", "mutter", "-g", "koenigsgarten", "--python", str(tmp / "mutter.py")
-    )
-    assert code == 0, err
+    register_unchecked(db, "mutter", "Mutter", MUTTERING_CRASH)  # the check refuses it
     bots = ["-b", "random", "-b", "greedy", "-b", "mutter"]
     code, out, err = arena(
         db,

@@ -102,3 +102,17 @@ def processes_of(uid: int, *, zombies: bool = True) -> list[int]:
             if zombies or state != "Z":
                 found.append(int(entry.name))
     return found
+
+
+def register_unchecked(db: str | Path, name: str, entry: str, code: str) -> None:
+    """Register the Python bot ``entry`` of ``code`` for Königsgarten in the database
+    ``db`` without the submission check, which refuses a bot that fails in its games
+    (as `arena bots add` would store it otherwise): for tests of how the arena takes
+    such a bot's faults."""
+    from arena.store.bots import add_bot
+    from arena.store.db import open_database, session_scope
+
+    engine = open_database(str(db))
+    with session_scope(engine) as session:
+        add_bot(session, name=name, game="koenigsgarten", source=BotSource(PYTHON, entry, {}, code))
+    engine.dispose()
