@@ -29,6 +29,9 @@ class SandboxLimits:
         quit_seconds: how long it may take to exit after ``quit``.
         isolate: use a user id, namespaces, a fresh root and a cgroup of its own
             where possible.
+        warm: start a Python SDK bot once and play each game in a fresh fork of it
+            (docs/protocol.md, "Every game from a pristine bot"); off: one process
+            per game for every bot.
     """
 
     move_seconds: float = 10.0
@@ -42,11 +45,12 @@ class SandboxLimits:
     line_bytes: int = 1 * MIB
     quit_seconds: float = 0.2
     isolate: bool = True
+    warm: bool = False
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
-            if item.name != "isolate" and not value > 0:
+            if item.name not in ("isolate", "warm") and not value > 0:
                 raise ValueError(f"sandbox limit {item.name} must be positive, not {value!r}")
 
     def cpu_seconds(self, game_seconds: float) -> int:
