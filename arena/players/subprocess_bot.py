@@ -429,21 +429,30 @@ class SubprocessBot(Bot):
                 signal.pidfd_send_signal(self._zygote_pidfd, signal.SIGCONT)
         except (zygote.ZygoteUnfit, OSError) as exc:
             return self._go_cold(f"its zygote could not be renewed: {exc}")
-        with self._faults_stop_the_bot("while starting"):
-            reply = self._request(self._new_game_message(info), deadline, freeze=False)
-            self._expect(reply, "ready")
-            self._watch_game(pid)
-        stopped = zygote.wait_stopped(pid, deadline)
-        faults = zygote.pristine_faults(pid, self._pipes()) if stopped else ["it did not stop"]
+        try:
+            self._send_request(self._new_game_message(info), deadline)
+        except (BotFault, _Exited, OSError):
+            self._stop()  # it ended between games: this one is played cold
+            return False
+        # It stops once its intermediate child, which forked the game's process, ended.
+        if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
+            self._stop()  # the next game starts a new one; this one is played cold
+            return False
+        faults = zygote.pristine_faults(pid, self._pipes())
         if faults:
             return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
         try:
             self._snapshot = zygote.snapshot(pid)
         except zygote.ZygoteUnfit as exc:
             return self._go_cold(str(exc))
-        if process.cgroup is not None:
-            process.cgroup.freeze()
+        with self._faults_stop_the_bot("while starting"):
+            self._watch_game(pid)
+            self._expect(self._read_reply(deadline), "ready")
         return True
+
+    def _zygote_ended(self) -> bool:
+        assert self._zygote_pidfd is not None
+        return bool(select.select([self._zygote_pidfd], [], [], 0)[0])
 
     def _adopt_zygote(self) -> str | None:
         """Find and check the zygote just started; None when it serves, else why not."""
@@ -592,17 +601,21 @@ class SubprocessBot(Bot):
 
     # -- helpers ------------------------------------------------------------------
 
-    def _request(
-        self, message: Mapping[str, Any], deadline: float, *, freeze: bool = True
-    ) -> dict[str, Any]:
+    def _request(self, message: Mapping[str, Any], deadline: float) -> dict[str, Any]:
+        self._send_request(message, deadline)
+        return self._read_reply(deadline)
+
+    def _send_request(self, message: Mapping[str, Any], deadline: float) -> None:
         assert self._channel is not None and self.process is not None
-        cgroup = self.process.cgroup
-        if cgroup is not None:
-            cgroup.thaw()
+        if self.process.cgroup is not None:
+            self.process.cgroup.thaw()
         self._channel.send(_encode(message), deadline)
+
+    def _read_reply(self, deadline: float) -> dict[str, Any]:
+        assert self._channel is not None and self.process is not None
         line = self._channel.receive(deadline)
-        if cgroup is not None and freeze:
-            cgroup.freeze()  # not waited for: it lands within microseconds
+        if self.process.cgroup is not None:
+            self.process.cgroup.freeze()  # not waited for: it lands within microseconds
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply

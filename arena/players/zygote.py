@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from arena.players.sandbox import kernel
 from arena.players.sandbox.isolation import in_child
 from arena.players.sandbox.process import SandboxedProcess
-from arena.players.sandbox.rootfs import FRESH
-from arena.players.sandbox.runtime import WORK_DIR, host_runtime
+from arena.players.sandbox.rootfs import FRESH, RuntimeBelow
+from arena.players.sandbox.runtime import WORK_DIR, Runtime, host_runtime
 
 LAST_PID = 1000
 """The last process id of the zygote's PID namespace before each game: every game's
@@ -264,17 +264,22 @@ def renew(process: SandboxedProcess, zygote: int) -> None:
         ("/dev/shm", plan.scratch_options),
         (WORK_DIR, plan.work_options),
     )
-    if not in_child(functools.partial(_renew, zygote, mounts)):
+    renewing = functools.partial(_renew, zygote, mounts, plan.runtime)
+    if not in_child(renewing):
         raise ZygoteUnfit("its sandbox could not be renewed")
 
 
-def _renew(zygote: int, mounts: tuple[tuple[str, str], ...]) -> None:
+def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -> None:
+    os.umask(0o022)
     mount_ns = os.open(f"/proc/{zygote}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     pid_ns = os.open(f"/proc/{zygote}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    below_tmp = RuntimeBelow.clone(runtime, "/tmp")  # a checkout below /tmp
     kernel.setns(mount_ns, kernel.CLONE_NEWNS)
     for path, options in mounts:
         kernel.detach(path)
         kernel.mount("tmpfs", path, "tmpfs", FRESH, options)
+        if path == "/tmp":
+            below_tmp.show()
     kernel.setns(pid_ns, kernel.CLONE_NEWPID)
     # Only a process inside the namespace sets its last PID (its own PID comes first):
     # a shell, spawned without copying this process (posix_spawn uses vfork).
