@@ -61,6 +61,10 @@ class Snapshot:
     """Its voluntary and involuntary context switches."""
     flags: tuple[str, ...]
     """The flags of its pipes' open files (fdinfo), shared with its games."""
+    settings: tuple[str, ...]
+    """What a process of its user may set on it from outside: its priority, nice
+    value, scheduling policy and real-time priority, CPU affinity, resource limits
+    (``prlimit``), and its pending signals."""
 
 
 def _status(pid: int) -> dict[str, str]:
@@ -68,9 +72,14 @@ def _status(pid: int) -> dict[str, str]:
         return {k: v.strip() for k, _, v in (line.partition(":") for line in status)}
 
 
-def _state(pid: int) -> str:
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` from the state on (field 3 is item 0)."""
     with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-        return stat.read().rpartition(")")[2].split()[0]
+        return stat.read().rpartition(")")[2].split()
+
+
+def _state(pid: int) -> str:
+    return _stat(pid)[0]
 
 
 def find_zygote(process: SandboxedProcess) -> int:
@@ -166,17 +175,29 @@ def snapshot(pid: int) -> Snapshot:
         ZygoteUnfit: it is not stopped or has ended.
     """
     try:
-        if _state(pid) != "T":
+        stat = _stat(pid)
+        if stat[0] != "T":
             raise ZygoteUnfit("its zygote ran while a game played")
         status = _status(pid)
         flags = []
         for fd in sorted(PROTOCOL_FDS):
             with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8") as info:
                 flags.append(next(line for line in info if line.startswith("flags:")))
-    except (OSError, StopIteration):
+        with open(f"/proc/{pid}/limits", encoding="utf-8") as limits:
+            settings = (*_scheduling(stat), limits.read())
+        settings += tuple(status[key] for key in SETTINGS_STATUS)
+    except (OSError, StopIteration, KeyError, IndexError):
         raise ZygoteUnfit("its zygote ended") from None
     switches = (status["voluntary_ctxt_switches"], status["nonvoluntary_ctxt_switches"])
-    return Snapshot(switches, tuple(flags))
+    return Snapshot(switches, tuple(flags), settings)
+
+
+def _scheduling(stat: list[str]) -> tuple[str, ...]:
+    """Priority, nice, real-time priority and policy (fields 18, 19, 40, 41)."""
+    return (stat[15], stat[16], stat[37], stat[38])
+
+
+SETTINGS_STATUS = ("Cpus_allowed_list", "Mems_allowed_list", "SigPnd", "ShdPnd")
 
 
 def game_processes(process: SandboxedProcess, zygote: int) -> set[int]:

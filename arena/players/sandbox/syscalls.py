@@ -94,9 +94,12 @@ _WARM_DENIED: tuple[tuple[int, tuple[str, ...]], ...] = (
     # A zygote's games share its IPC namespace: SysV IPC and POSIX message queues
     # would outlive a game, so they are not built in (as in a kernel without them).
     (errno.ENOSYS, ("shmget", "shmat", "msgget", "semget", "mq_open")),
-    # Nor may a game change what the zygote's open pipes say to the next game (their
-    # owner for SIGIO, their signal, their size).
+    # The I/O priority of another process of its user (the zygote's), which the
+    # arena cannot read from /proc.
+    (errno.EPERM, ("ioprio_set",)),
 )
+# Nor may a game change what the zygote's open pipes say to the next game (their
+# owner for SIGIO, their signal, their size).
 _WARM_FCNTL = (
     8,  # F_SETOWN
     10,  # F_SETSIG

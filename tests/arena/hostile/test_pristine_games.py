@@ -189,6 +189,22 @@ def test_a_fault_in_one_game_forfeits_it_and_the_next_game_plays(how: str, reaso
 
 
 @needs_zygotes
+@pytest.mark.parametrize("how", ["nice", "limit", "affinity", "wake", "flags", "signal"])
+def test_a_game_that_changes_its_zygote_leaves_the_bot_cold(how: str) -> None:
+    if how == "affinity" and len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: the affinity cannot change")
+    code = (HERE / "tamper.py").read_text()
+    bot = make_bot(BotSource(PYTHON, "Tamper", {"how": how}, code), warm=True)
+    try:
+        assert play_against_random(bot, 1)["termination"] != "forfeit"
+        assert bot.cold_reason is not None and "zygote ran" in bot.cold_reason, bot.cold_reason
+        assert bot.zygote_pid is None
+        assert play_against_random(bot, 2)["termination"] != "forfeit"  # cold
+    finally:
+        bot.close()
+
+
+@needs_zygotes
 def test_a_zygote_killed_between_games_is_started_again() -> None:
     bot = make_bot(python_source("first_legal.py", "FirstLegal"), warm=True)
     try:
