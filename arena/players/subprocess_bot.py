@@ -309,7 +309,8 @@ class SubprocessBot(Bot):
         """The host's PID of the zygote's game being played."""
         self._zygote_pidfd: int | None = None
         self._game_pidfd: int | None = None
-        self._snapshot: zygote.Snapshot | None = None
+        self._snapshot: tuple[zygote.Snapshot, tuple[str, str, str]] | None = None
+        """The stopped zygote's and reaper's counts at the start of the game."""
         self.name = name
         self.files = dict(files or {})
         self.env = dict(env or {})
@@ -442,7 +443,7 @@ class SubprocessBot(Bot):
         if faults:
             return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
         try:
-            self._snapshot = zygote.snapshot(pid)
+            self._snapshot = (zygote.snapshot(pid), zygote.reaper_switches(process))
         except zygote.ZygoteUnfit as exc:
             return self._go_cold(str(exc))
         with self._faults_stop_the_bot("while starting"):
@@ -470,8 +471,9 @@ class SubprocessBot(Bot):
             return "its zygote is not pristine-safe: " + "; ".join(faults)
         try:
             self._zygote_pidfd = os.pidfd_open(pid)
-        except OSError:
-            return "its zygote ended"
+            zygote.stop_reaper(process)
+        except (OSError, zygote.ZygoteUnfit) as exc:
+            return f"its zygote ended or its reaper did not stop ({exc})"
         self.zygote_pid = pid
         return None
 
@@ -513,11 +515,12 @@ class SubprocessBot(Bot):
         try:
             channel.read_available()  # lines the game left: not the next game's
             zygote.drain_input(pid)
-            same = ended and zygote.snapshot(pid) == self._snapshot
+            counts = (zygote.snapshot(pid), zygote.reaper_switches(process))
+            same = ended and counts == self._snapshot
         except (zygote.ZygoteUnfit, OSError):
             same = False
-        if not ended:
-            self._stop()
+        if not ended or self._zygote_ended():
+            self._stop()  # the next game starts a new zygote
         elif not same:
             self._go_cold("its zygote ran, or its state changed, while a game played")
         elif process.cgroup is not None:

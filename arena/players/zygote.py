@@ -41,12 +41,12 @@ LAST_PID = 1000
 processes get the same ids (a game cannot count another's processes)."""
 GAME_PID = LAST_PID + 2
 """The game's process: the zygote forks a process (LAST_PID + 1) that forks it."""
-PROTOCOL_FDS = frozenset({0, 1, 2, 4})
+PROTOCOL_FDS = frozenset({0, 1, 2, 3})
 """The zygote's pipes to the arena: stdin, stdout (then pointed at stderr), stderr,
-and its copy of stdout for the protocol; fd 3 holds the reaper's pipe."""
-REAPER_FD = 3
+and its copy of stdout for the protocol."""
 SHELL = "/bin/sh"
 POLL_SECONDS = 0.001
+STOP_SECONDS = 10.0
 
 
 class ZygoteUnfit(Exception):
@@ -112,9 +112,8 @@ def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
         if threads != 1:
             faults.append(f"{threads} threads")
         fds = {int(fd) for fd in os.listdir(f"/proc/{pid}/fd")}
-        if fds != PROTOCOL_FDS | {REAPER_FD}:
-            extra = sorted(fds - PROTOCOL_FDS - {REAPER_FD})
-            faults.append(f"open files beyond its pipes (fds {extra})")
+        if fds != PROTOCOL_FDS:
+            faults.append(f"open files beyond its pipes (fds {sorted(fds)})")
         elif any(os.readlink(f"/proc/{pid}/fd/{fd}") not in pipes for fd in PROTOCOL_FDS):
             faults.append("its standard streams are not the arena's pipes")
         shared = _shared_mappings(pid)
@@ -166,6 +165,51 @@ def wait_stopped(pid: int, deadline: float) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(POLL_SECONDS)
+
+
+def stop_reaper(process: SandboxedProcess) -> None:
+    """Stop the sandbox's process 1 (the reaper) for good: nothing a game does (the
+    freezer's rounds, its processes' ends) then changes what ``/proc/1`` shows.
+
+    Raises:
+        ZygoteUnfit: it cannot be stopped (it ended).
+    """
+    assert process.bot_pid is not None
+    try:
+        pidfd = os.pidfd_open(process.bot_pid)
+    except OSError:
+        raise ZygoteUnfit("its reaper ended") from None
+    cgroup = process.cgroup
+    assert cgroup is not None
+    try:
+        cgroup.thaw()  # a frozen process stops only once it runs
+        signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
+        stopped = wait_stopped(process.bot_pid, time.monotonic() + STOP_SECONDS)
+        cgroup.freeze()
+    except OSError:
+        raise ZygoteUnfit("its reaper ended") from None
+    finally:
+        os.close(pidfd)
+    if not stopped:
+        raise ZygoteUnfit("its reaper did not stop")
+
+
+def reaper_switches(process: SandboxedProcess) -> tuple[str, str, str]:
+    """The stopped reaper's state and context-switch counts (to compare).
+
+    Raises:
+        ZygoteUnfit: it ended.
+    """
+    assert process.bot_pid is not None
+    try:
+        status = _status(process.bot_pid)
+        return (
+            status["State"][:1],
+            status["voluntary_ctxt_switches"],
+            status["nonvoluntary_ctxt_switches"],
+        )
+    except (OSError, KeyError):
+        raise ZygoteUnfit("its reaper ended") from None
 
 
 def snapshot(pid: int) -> Snapshot:

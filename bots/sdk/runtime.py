@@ -1,6 +1,7 @@
 """Run a bot class as a program that speaks the arena's JSON-lines protocol.
 
     python -m bots.sdk mybot.py:MyBot          (or: python bots/sdk/runtime.py mybot.py:MyBot)
+    python -m bots.sdk --zygote mybot.py:MyBot (the arena's warm start: zygote_main)
 
 The class needs ``act(observation, legal_actions, time_left)`` returning one of the
 legal actions; ``new_game(info)`` and ``game_over(outcome)`` are optional. Legal
@@ -15,7 +16,8 @@ to stderr, which the arena keeps for the bot's owner: stdout carries the protoco
 alone. The protocol is described in docs/protocol.md.
 
 This module imports nothing from this repository and as little of the standard
-library as it can (a bot process starts for every game), so it can also be copied
+library as it can (a bot process starts for every game, unless ``--zygote`` forks
+each game from one loaded process), so it can also be copied
 next to a bot and run on its own.
 """
 
@@ -314,19 +316,21 @@ def _undumpable() -> None:
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
-def _reaper() -> int:
+def _reaper(zygote: int) -> int:
     """PID 1 of a zygote's sandbox: it never loads the bot's code. Children it gets
     (every process of a game: their parent is gone) are reaped by the kernel
-    (SIGCHLD ignored), so nothing of a game changes it; it exits when the zygote
-    closes its end of ``alive``."""
+    (SIGCHLD ignored), so nothing of a game wakes it; it exits when the zygote ends
+    (its pidfd: no pipe a game could write to). The arena stops it once the zygote
+    serves."""
+    import select
+
     os.close(0)
     os.close(1)
-    while os.read(_ALIVE_FD, 1):
+    ended = select.poll()
+    ended.register(os.pidfd_open(zygote), select.POLLIN)
+    while not ended.poll():
         pass
     return 0
-
-
-_ALIVE_FD = 3
 
 
 def zygote_main(argv: Sequence[str]) -> int:
@@ -342,18 +346,11 @@ def zygote_main(argv: Sequence[str]) -> int:
     """
     _undumpable()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    alive, keep = os.pipe()
-    if alive != _ALIVE_FD:
-        os.dup2(alive, _ALIVE_FD)
-        os.close(alive)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    if os.fork():
-        os.close(keep)
-        return _reaper()
+    zygote = os.fork()
+    if zygote:
+        return _reaper(zygote)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    os.close(_ALIVE_FD)
-    os.dup2(keep, _ALIVE_FD)  # held by the zygote alone (fd 3); the games close it
-    os.close(keep)
     session = _load(argv)
     if session is None:
         return 1
@@ -393,8 +390,8 @@ def _fork_game(session: Session, message: dict[str, Any]) -> None:
     try:
         if os.fork():
             os._exit(0)
-        os.close(_ALIVE_FD)
-        os.chdir(WORK_DIR)
+        if os.path.isdir(WORK_DIR):  # the sandbox's, renewed for this game
+            os.chdir(WORK_DIR)
         session._new_game(message)
         code = session.run()
     except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 
 KIB = 1024
@@ -31,7 +32,8 @@ class SandboxLimits:
             where possible.
         warm: start a Python SDK bot once and play each game in a fresh fork of it
             (docs/protocol.md, "Every game from a pristine bot"); off: one process
-            per game for every bot.
+            per game for every bot. Off by default; ``ARENA_WARM_BOTS=1`` in the
+            environment turns it on in :data:`DEFAULT_LIMITS`.
     """
 
     move_seconds: float = 10.0
@@ -58,4 +60,7 @@ class SandboxLimits:
         return int(game_seconds + self.startup_seconds) + 1
 
 
-DEFAULT_LIMITS = SandboxLimits()
+WARM_SETTING = "ARENA_WARM_BOTS"
+"""The environment variable that turns ``warm`` on in :data:`DEFAULT_LIMITS` (``1``)."""
+
+DEFAULT_LIMITS = SandboxLimits(warm=os.environ.get(WARM_SETTING) == "1")

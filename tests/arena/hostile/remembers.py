@@ -5,8 +5,9 @@ starts, what it finds of the last one (a line ``FOUND {json}`` on stderr, then
 Left behind: a module global, a class attribute, an environment variable, files in
 /tmp, /dev/shm and its working directory, a thread and a child process that keep
 running, an abstract socket, SysV shared memory, message queue and semaphore set, a
-POSIX message queue and a key in its keyring. Also reported: its own PID and the
-inode of a new file in /tmp (a game must not count another's processes or files).
+POSIX message queue and a key in its keyring. Also reported: its own PID, the inode
+of a new file in /tmp and the context switches of process 1 (a game must not count
+another's processes, files or moves).
 """
 
 import ctypes
@@ -68,7 +69,13 @@ def _find():
         "sem": libc.semget(KEY, 0, 0) >= 0,
         "mq": librt.mq_open(QUEUE, os.O_RDONLY | os.O_NONBLOCK) >= 0,
         "pid": os.getpid(),
+        "process 1": _switches(1),
     }
+
+
+def _switches(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return [line.split()[1] for line in status if "ctxt_switches" in line]
 
 
 def _plant():

@@ -92,10 +92,12 @@ def test_nothing_of_a_warm_game_reaches_the_next() -> None:
         bot.close()
     for report in found:
         assert {key: report[key] for key in NOTHING} == NOTHING
-    # Every game's process has the same PID and its first file the same inode number:
-    # a game cannot count the processes or files of the last one.
+    # Every game's process has the same PID, its first file the same inode number and
+    # process 1 the same counts: a game cannot count the last one's processes, files
+    # or moves (the freezer's rounds would wake a running process 1).
     assert len({report["pid"] for report in found}) == 1
     assert len({report["inode"] for report in found}) == 1
+    assert len({tuple(report["process 1"]) for report in found}) == 1
 
 
 def test_nothing_of_a_command_bots_game_reaches_the_next() -> None:
