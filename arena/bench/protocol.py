@@ -11,13 +11,14 @@ the start (sandbox, interpreter, handshake, ``new_game``) and the end (``game_ov
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 import time
 from dataclasses import dataclass
 
 from arena.players.loader import PYTHON, BotSource, BotSpec, subprocess_bot
-from arena.players.sandbox import Isolation
+from arena.players.sandbox import DEFAULT_LIMITS, Isolation
 from bots.base import GameInfo
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
@@ -54,8 +55,9 @@ class ProtocolSpeed:
         return self.percentile(self.round_trips, 0.9)
 
 
-def protocol_speed(*, game: str, moves: int, games: int) -> ProtocolSpeed:
-    """Time ``moves`` round trips (after a warm-up) and ``games`` starts and ends.
+def protocol_speed(*, game: str, moves: int, games: int, warm: bool = False) -> ProtocolSpeed:
+    """Time ``moves`` round trips (after a warm-up) and ``games`` starts and ends;
+    ``warm``: the bot is started once, each game a fork of it (``SandboxLimits.warm``).
 
     Raises:
         UnknownGameError: ``game`` is unknown.
@@ -66,7 +68,7 @@ def protocol_speed(*, game: str, moves: int, games: int) -> ProtocolSpeed:
     seat = state.current_seat
     observation, legal = state.observation(seat), state.legal_actions()
     spec = BotSpec(0, "first-legal", engine.name, BotSource(PYTHON, "FirstLegal", {}, TRIVIAL_BOT))
-    bot = subprocess_bot(spec)
+    bot = subprocess_bot(spec, limits=dataclasses.replace(DEFAULT_LIMITS, warm=warm))
     info = GameInfo(engine, engine.options_to_dict(state.options), seat, state.num_seats, 0)
     outcome = engine.forfeit_outcome(state, seat, ForfeitReason.TIMEOUT)
     round_trips: list[float] = []
@@ -85,6 +87,8 @@ def protocol_speed(*, game: str, moves: int, games: int) -> ProtocolSpeed:
         started = time.perf_counter()
         bot.game_over(outcome)
         ends.append(time.perf_counter() - started)
-    assert bot.last_process is not None
+    sandbox = bot.process or bot.last_process  # a zygote's stays until closed
+    assert sandbox is not None
+    bot.close()
     size = len(json.dumps(observation))
-    return ProtocolSpeed(game, size, round_trips, starts, ends, bot.last_process.isolation)
+    return ProtocolSpeed(game, size, round_trips, starts, ends, sandbox.isolation)

@@ -364,17 +364,21 @@ def protocol(
     ),
     moves: Annotated[int, typer.Option(help="act round trips to time")] = 20_000,
     games: Annotated[int, typer.Option(help="game starts and ends to time")] = 30,
+    warm: Annotated[
+        bool, typer.Option(help="start the bot once, each game a fork of it (SandboxLimits.warm)")
+    ] = False,
 ) -> None:
     """The bot protocol's cost: per move (act round trip) and per game (start, end), with
-    a trivial Python SDK bot in the full sandbox."""
+    a trivial Python SDK bot in the full sandbox (``--warm``: its zygote's games)."""
     from arena.bench.protocol import protocol_speed
 
     if moves < 1 or games < 1:
         raise ArenaError(f"--moves and --games must be at least 1, not {moves} and {games}")
-    speed = protocol_speed(game=game, moves=moves, games=games)
+    speed = protocol_speed(game=game, moves=moves, games=games, warm=warm)
     table = Table(
         title=f"bot protocol, {speed.game} sample position ({speed.observation_bytes} bytes of "
-        f"observation), trivial SDK bot ({platform.python_implementation()} "
+        f"observation), trivial SDK bot{' (warm)' if warm else ''} "
+        f"({platform.python_implementation()} "
         f"{platform.python_version()}, {platform.machine()})"
     )
     columns = (

@@ -152,8 +152,10 @@ def subprocess_bot(
         others = {key: value for key, value in source.params.items() if key != "seed"}
         if others:
             argv += ["--params", json.dumps(others, sort_keys=True)]
+        target = f"{{code}}/bot.py:{source.entry}"
         return SubprocessBot(
-            [*argv, f"{{code}}/bot.py:{source.entry}"],
+            [*argv, target],
+            warm_argv=[*argv[:3], bots.sdk.runtime.ZYGOTE, *argv[3:], target],
             name=spec.label,
             files={"bot.py": source.code or ""},
             env={"PYTHONPATH": PYTHON_BOT_PATH, "PYTHONDONTWRITEBYTECODE": "1"},

@@ -39,6 +39,7 @@ import math
 import os
 import secrets
 import select
+import signal
 import subprocess
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,6 +49,7 @@ from typing import Any
 from arena.play.bot_text import bot_text, is_storable
 from arena.play.runner import HostError, TimeControl
 from arena.play.time_control import CLOCK_INCREMENTS
+from arena.players import zygote
 from arena.players.sandbox import (
     DEFAULT_LIMITS,
     SandboxedProcess,
@@ -70,6 +72,8 @@ from engines.outcome import Outcome
 from engines.seeding import MAX_SEED
 
 READ_CHUNK = 65536
+REAP_SECONDS = 5.0
+"""How long the game's processes of a zygote may take to die once killed."""
 UNTIMED = TimeControl()
 STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
@@ -144,6 +148,16 @@ class _Channel:
         self.writing = select.poll()
         self.writing.register(self.stdin, select.POLLOUT)
         self.writing.register(self.stderr, select.POLLIN)
+        self.watched: int | None = None
+
+    def watch(self, pidfd: int | None) -> None:
+        """End reads when the process of ``pidfd`` ends (a zygote's game: the zygote
+        keeps the output open); None: stop watching."""
+        if self.watched is not None:
+            self.reading.unregister(self.watched)
+        self.watched = pidfd
+        if pidfd is not None:
+            self.reading.register(pidfd, select.POLLIN)
 
     def send(self, data: bytes, deadline: float) -> None:
         """Raises BotTimeout (the bot does not read) or _Exited."""
@@ -187,6 +201,11 @@ class _Channel:
             if not events or time.monotonic() > deadline:
                 raise BotTimeout("did not answer in time")
             for fd, _ in events:
+                if fd == self.watched:
+                    self.pending += self.read_available()
+                    if b"\n" not in self.pending:
+                        raise _Exited
+                    continue
                 if fd != self.stdout:
                     self._drain_stderr()
                     continue
@@ -194,6 +213,13 @@ class _Channel:
                 if chunk == b"":
                     raise _Exited
                 self.pending += chunk or b""
+
+    def read_available(self) -> bytes:
+        """What the output holds now, without waiting."""
+        data = bytearray()
+        while chunk := _read(self.stdout):
+            data += chunk
+        return bytes(data)
 
     def close_input(self) -> None:
         self.stdin_file.close()
@@ -253,6 +279,11 @@ class SubprocessBot(Bot):
     Each instance draws a secret key (never sent, never stored) from which the seed in
     ``new_game`` is made (:func:`own_seed`): a game's randomness in a submitted bot
     replays within one instance, never from the deal's seed alone.
+
+    ``warm_argv`` is the bot's command as a zygote (the SDK runtime's ``--zygote``):
+    with ``limits.warm`` it is started once and each game is played by a fresh fork
+    of it (:mod:`arena.players.zygote`); a zygote that is not pristine-safe leaves the
+    bot cold (one process per game) and says why in :attr:`cold_reason`.
     """
 
     def __init__(
@@ -265,9 +296,21 @@ class SubprocessBot(Bot):
         params: Mapping[str, Any] | None = None,
         time_control: TimeControl = UNTIMED,
         limits: SandboxLimits = DEFAULT_LIMITS,
+        warm_argv: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
         self.argv = list(argv)
+        self.warm_argv = list(warm_argv) if warm_argv is not None else None
+        self.cold_reason: str | None = None
+        """Why this bot is played cold though a zygote was asked for (None: it is not)."""
+        self.zygote_pid: int | None = None
+        """The host's PID of the running zygote (None: there is none)."""
+        self.game_pid: int | None = None
+        """The host's PID of the zygote's game being played."""
+        self._zygote_pidfd: int | None = None
+        self._game_pidfd: int | None = None
+        self._snapshot: tuple[zygote.Snapshot, tuple[str, str, str]] | None = None
+        """The stopped zygote's and reaper's counts at the start of the game."""
         self.name = name
         self.files = dict(files or {})
         self.env = dict(env or {})
@@ -293,50 +336,201 @@ class SubprocessBot(Bot):
     # -- the Bot protocol ---------------------------------------------------------
 
     def new_game(self, info: GameInfo) -> None:
-        """Start the program and shake hands.
+        """Start the program (or fork the zygote's game) and shake hands.
 
         Raises:
             BotFault: it cannot start, answers wrongly or too late (the process is gone).
         """
         super().new_game(info)
-        self._stop()
         self._spent = 0.0
+        if self._wants_warm() and self._new_warm_game(info):
+            return
+        self._stop()
         deadline = time.monotonic() + self.limits.startup_seconds
+        self._start(self.argv, warm=False)
+        with self._faults_stop_the_bot("while starting"):
+            self._shake_hands(deadline)
+            self._check_plays(info)
+            self._expect(self._request(self._new_game_message(info), deadline), "ready")
+
+    def _start(self, argv: Sequence[str], *, warm: bool) -> None:
+        """Raises BotCrash (the bot cannot start) or HostError."""
         try:
             self.process = SandboxedProcess(
-                self.argv,
+                argv,
                 limits=self.limits,
                 cpu_seconds=self.limits.cpu_seconds(self.game_seconds),
                 files=self.files,
                 env=self.env,
+                warm=warm,
             )
         except SandboxError as exc:
             raise BotCrash(str(exc)) from None
         except Exception as exc:  # the host's own trouble (its disk, its processes)
             raise HostError(f"the arena could not start the bot: {exc!r}") from exc
         self._channel = _Channel(self.process)
+
+    def _shake_hands(self, deadline: float) -> None:
+        hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
+        self.handshake = _read_handshake(hello)
+
+    def _check_plays(self, info: GameInfo) -> None:
+        assert self.handshake is not None
+        game = info.game.name
+        if not self.handshake.plays(game):
+            plays = bot_text(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
+            raise BotProtocolError(f"does not play {game} (plays: {plays})")
+
+    def _new_game_message(self, info: GameInfo) -> dict[str, Any]:
+        return {
+            "type": "new_game",
+            "game": info.game.name,
+            "options": dict(info.options),
+            "seat": info.seat,
+            "seats": info.num_seats,
+            "seed": own_seed(self._seed_key, info.seed, info.seat),
+            "params": self.params,
+        }
+
+    # -- a zygote's games (arena.players.zygote) ------------------------------------
+
+    def _wants_warm(self) -> bool:
+        return self.warm_argv is not None and self.limits.warm and self.cold_reason is None
+
+    def _go_cold(self, reason: str) -> bool:
+        """Stop the zygote and play cold from now on; returns False (not started warm)."""
+        self.cold_reason = bot_text(reason, ERROR_REPORT_CHARS)
+        self._stop()
+        return False
+
+    def _new_warm_game(self, info: GameInfo) -> bool:
+        """Fork the zygote's game (starting the zygote first when there is none);
+        False when the bot is to be played cold (:attr:`cold_reason`).
+
+        Raises:
+            BotFault: as :meth:`new_game`.
+        """
+        deadline = time.monotonic() + self.limits.startup_seconds
+        if self.zygote_pid is None:
+            self._stop()
+            self._start(self.warm_argv or [], warm=True)
+            with self._faults_stop_the_bot("while starting"):
+                self._shake_hands(deadline)
+            fit = self._adopt_zygote()
+            if fit is not None:
+                return self._go_cold(fit)
+        process, channel, pid = self.process, self._channel, self.zygote_pid
+        assert process is not None and channel is not None and pid is not None
         with self._faults_stop_the_bot("while starting"):
-            hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
-            self.handshake = _read_handshake(hello)
-            game = info.game.name
-            if not self.handshake.plays(game):
-                plays = bot_text(", ".join(self.handshake.games) or "none", QUOTE_CHARS)
-                raise BotProtocolError(f"does not play {game} (plays: {plays})")
-            self._expect(
-                self._request(
-                    {
-                        "type": "new_game",
-                        "game": game,
-                        "options": dict(info.options),
-                        "seat": info.seat,
-                        "seats": info.num_seats,
-                        "seed": own_seed(self._seed_key, info.seed, info.seat),
-                        "params": self.params,
-                    },
-                    deadline,
-                ),
-                "ready",
-            )
+            self._check_plays(info)
+        try:
+            zygote.renew(process, pid)
+            if self._snapshot is not None:  # stopped since its last game
+                assert self._zygote_pidfd is not None
+                signal.pidfd_send_signal(self._zygote_pidfd, signal.SIGCONT)
+        except (zygote.ZygoteUnfit, OSError) as exc:
+            return self._go_cold(f"its zygote could not be renewed: {exc}")
+        try:
+            self._send_request(self._new_game_message(info), deadline)
+        except (BotFault, _Exited, OSError):
+            self._stop()  # it ended between games: this one is played cold
+            return False
+        # It stops once its intermediate child, which forked the game's process, ended.
+        if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
+            self._stop()  # the next game starts a new one; this one is played cold
+            return False
+        faults = zygote.pristine_faults(pid, self._pipes())
+        if faults:
+            return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
+        try:
+            self._snapshot = (zygote.snapshot(pid), zygote.reaper_switches(process))
+        except zygote.ZygoteUnfit as exc:
+            return self._go_cold(str(exc))
+        with self._faults_stop_the_bot("while starting"):
+            self._watch_game(pid)
+            self._expect(self._read_reply(deadline), "ready")
+        return True
+
+    def _zygote_ended(self) -> bool:
+        assert self._zygote_pidfd is not None
+        return bool(select.select([self._zygote_pidfd], [], [], 0)[0])
+
+    def _adopt_zygote(self) -> str | None:
+        """Find and check the zygote just started; None when it serves, else why not."""
+        process = self.process
+        assert process is not None
+        isolation = process.isolation
+        if not (process.cgroup and process.bot_pid and isolation.filesystem and isolation.pids):
+            return "this machine cannot fence a zygote's games apart (cgroup, PID, mounts)"
+        try:
+            pid = zygote.find_zygote(process)
+        except zygote.ZygoteUnfit as exc:
+            return f"its zygote is not pristine-safe: {exc}"
+        faults = zygote.pristine_faults(pid, self._pipes())
+        if faults:
+            return "its zygote is not pristine-safe: " + "; ".join(faults)
+        try:
+            self._zygote_pidfd = os.pidfd_open(pid)
+            zygote.stop_reaper(process)
+        except (OSError, zygote.ZygoteUnfit) as exc:
+            return f"its zygote ended or its reaper did not stop ({exc})"
+        self.zygote_pid = pid
+        return None
+
+    def _pipes(self) -> frozenset[str]:
+        assert self._channel is not None
+        ends = (self._channel.stdin, self._channel.stdout, self._channel.stderr)
+        return frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in ends)
+
+    def _watch_game(self, pid: int) -> None:
+        """Find the game's process and end reads when it ends.
+
+        Raises:
+            BotCrash: there is none (it ended at once).
+        """
+        assert self.process is not None and self._channel is not None
+        game = zygote.game_process(self.process, pid)
+        try:
+            self._game_pidfd = os.pidfd_open(game) if game is not None else None
+        except OSError:
+            self._game_pidfd = None
+        if self._game_pidfd is None:
+            raise BotCrash("its game's process ended")
+        self.game_pid = game
+        self._channel.watch(self._game_pidfd)
+
+    def _end_warm_game(self) -> None:
+        """Kill what is left of the game; check the zygote did not run and reset what
+        the game could change (never raises: a zygote that fails is stopped)."""
+        process, channel, pid = self.process, self._channel, self.zygote_pid
+        assert process is not None and channel is not None and pid is not None
+        grace = self.limits.quit_seconds
+        ended = zygote.end_game(process, pid, grace, time.monotonic() + grace + REAP_SECONDS)
+        channel.watch(None)
+        self._close_game_pidfd()
+        channel.collect_stderr(time.monotonic())
+        self.last_stderr = bytes(channel.errors)
+        channel.errors.clear()
+        channel.pending.clear()
+        try:
+            channel.read_available()  # lines the game left: not the next game's
+            zygote.drain_input(pid)
+            counts = (zygote.snapshot(pid), zygote.reaper_switches(process))
+            same = ended and counts == self._snapshot
+        except (zygote.ZygoteUnfit, OSError):
+            same = False
+        if not ended or self._zygote_ended():
+            self._stop()  # the next game starts a new zygote
+        elif not same:
+            self._go_cold("its zygote ran, or its state changed, while a game played")
+        elif process.cgroup is not None:
+            with contextlib.suppress(OSError):
+                process.cgroup.freeze()
+
+    def _close_game_pidfd(self) -> None:
+        if self._game_pidfd is not None:
+            os.close(self._game_pidfd)
+            self._game_pidfd = None
 
     def act(
         self,
@@ -384,6 +578,7 @@ class SubprocessBot(Bot):
     def game_over(self, outcome: Outcome) -> None:
         """Tell the bot, ask it to quit, then kill its process group (never raises)."""
         channel, process = self._channel, self.process
+        warm = self.zygote_pid is not None
         if channel is not None and process is not None:
             deadline = time.monotonic() + self.limits.quit_seconds
             try:
@@ -394,11 +589,15 @@ class SubprocessBot(Bot):
                     + _encode({"type": "quit"}),
                     deadline,
                 )
-                channel.close_input()  # the end of input says the same
-                channel.collect_stderr(deadline)
+                if not warm:
+                    channel.close_input()  # the end of input says the same
+                    channel.collect_stderr(deadline)
             except (BotFault, _Exited, OSError):
                 pass  # it is killed below either way
-        self._stop()
+        if warm and process is not None:
+            self._end_warm_game()
+        else:
+            self._stop()
 
     def close(self) -> None:
         self._stop()
@@ -406,14 +605,20 @@ class SubprocessBot(Bot):
     # -- helpers ------------------------------------------------------------------
 
     def _request(self, message: Mapping[str, Any], deadline: float) -> dict[str, Any]:
+        self._send_request(message, deadline)
+        return self._read_reply(deadline)
+
+    def _send_request(self, message: Mapping[str, Any], deadline: float) -> None:
         assert self._channel is not None and self.process is not None
-        cgroup = self.process.cgroup
-        if cgroup is not None:
-            cgroup.thaw()
+        if self.process.cgroup is not None:
+            self.process.cgroup.thaw()
         self._channel.send(_encode(message), deadline)
+
+    def _read_reply(self, deadline: float) -> dict[str, Any]:
+        assert self._channel is not None and self.process is not None
         line = self._channel.receive(deadline)
-        if cgroup is not None:
-            cgroup.freeze()  # not waited for: it lands within microseconds
+        if self.process.cgroup is not None:
+            self.process.cgroup.freeze()  # not waited for: it lands within microseconds
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply
@@ -461,6 +666,12 @@ class SubprocessBot(Bot):
         """Kill the bot's processes and keep the end of its stderr."""
         process, channel = self.process, self._channel
         self.process = self._channel = None
+        self.zygote_pid = self.game_pid = None
+        self._snapshot = None
+        self._close_game_pidfd()
+        if self._zygote_pidfd is not None:
+            os.close(self._zygote_pidfd)
+            self._zygote_pidfd = None
         if process is None or channel is None:
             return
         self.last_process = process
@@ -472,6 +683,10 @@ class SubprocessBot(Bot):
     def _death(self) -> str:
         """Why the output ended: the process's exit, once it is reaped."""
         assert self.process is not None
+        if self.zygote_pid is not None:
+            if self._game_pidfd is None:
+                return "its zygote ended (the next game starts a new one)"
+            return "its game's process ended"
         try:
             code = self.process.process.wait(self.limits.quit_seconds)
         except subprocess.TimeoutExpired:

@@ -1,6 +1,7 @@
 """Run a bot class as a program that speaks the arena's JSON-lines protocol.
 
     python -m bots.sdk mybot.py:MyBot          (or: python bots/sdk/runtime.py mybot.py:MyBot)
+    python -m bots.sdk --zygote mybot.py:MyBot (the arena's warm start: zygote_main)
 
 The class needs ``act(observation, legal_actions, time_left)`` returning one of the
 legal actions; ``new_game(info)`` and ``game_over(outcome)`` are optional. Legal
@@ -15,7 +16,8 @@ to stderr, which the arena keeps for the bot's owner: stdout carries the protoco
 alone. The protocol is described in docs/protocol.md.
 
 This module imports nothing from this repository and as little of the standard
-library as it can (a bot process starts for every game), so it can also be copied
+library as it can (a bot process starts for every game, unless ``--zygote`` forks
+each game from one loaded process), so it can also be copied
 next to a bot and run on its own.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 TYPE_CHECKING = False
@@ -33,7 +36,10 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = 1
 ANY_GAME = "*"
 _VAR_KEYWORDS = 0x08  # inspect.CO_VARKEYWORDS, without importing inspect
-USAGE = "usage: python -m bots.sdk [--seed N] [--params JSON] FILE[:Class]"
+USAGE = "usage: python -m bots.sdk [--zygote] [--seed N] [--params JSON] FILE[:Class]"
+ZYGOTE = "--zygote"
+WORK_DIR = "/bot/work"
+_PR_SET_DUMPABLE = 4
 
 
 class BotLoadFailure(Exception):
@@ -302,8 +308,110 @@ def _parse_arguments(argv: Sequence[str]) -> tuple[str, int, dict[str, Any]]:
     return arguments[0], seed, params
 
 
+def _undumpable() -> None:
+    """Nobody but root may read or write this process's memory (/proc/PID/mem):
+    a game's process cannot reach into the zygote or the reaper."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def _reaper(zygote: int) -> int:
+    """PID 1 of a zygote's sandbox: it never loads the bot's code. Children it gets
+    (every process of a game: their parent is gone) are reaped by the kernel
+    (SIGCHLD ignored), so nothing of a game wakes it; it exits when the zygote ends
+    (its pidfd: no pipe a game could write to). The arena stops it once the zygote
+    serves."""
+    import select
+
+    os.close(0)
+    os.close(1)
+    ended = select.poll()
+    ended.register(os.pidfd_open(zygote), select.POLLIN)
+    while not ended.poll():
+        pass
+    return 0
+
+
+def zygote_main(argv: Sequence[str]) -> int:
+    """``--zygote``: load the bot once, then play each game in a fresh fork of it.
+
+    Process 1 forks the zygote and stays a reaper (:func:`_reaper`). The zygote loads
+    the bot, answers ``hello`` and, for each ``new_game``, forks a process that forks
+    the game's process and exits: the game's process has the zygote's state and no
+    tie to it (its parent is process 1). The zygote then stops itself (SIGSTOP)
+    without reading its input again until the arena continues it, after the arena
+    has ended the game's processes and renewed the sandbox (docs/protocol.md,
+    "Every game from a pristine bot").
+    """
+    _undumpable()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    zygote = os.fork()
+    if zygote:
+        return _reaper(zygote)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    session = _load(argv)
+    if session is None:
+        return 1
+    os.chdir("/")  # its working directory is renewed for every game
+    return _serve_games(session)
+
+
+def _serve_games(session: Session) -> int:
+    """The zygote's loop: ``hello``, then a fresh process per ``new_game``, until ``quit``
+    or the end of input. Lines are read unbuffered: what follows is the game's."""
+    raw = open(0, "rb", buffering=0, closefd=False)  # noqa: SIM115 (fd 0 stays open)
+    while True:
+        line = raw.readline()
+        if not line:
+            return 0
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "quit":
+            return 0
+        if kind == "hello":
+            session._hello(message)
+        elif kind == "new_game":
+            _fork_game(session, message)
+            os.kill(os.getpid(), signal.SIGSTOP)  # until the arena continues it
+        else:
+            session.send({"type": "error", "message": f"unknown message type {kind!r}"})
+            return 2
+
+
+def _fork_game(session: Session, message: dict[str, Any]) -> None:
+    """Start the game's process (a grandchild, orphaned at once) and wait for the
+    intermediate child only."""
+    middle = os.fork()
+    if middle:
+        os.waitpid(middle, 0)
+        return
+    try:
+        if os.fork():
+            os._exit(0)
+        if os.path.isdir(WORK_DIR):  # the sandbox's, renewed for this game
+            os.chdir(WORK_DIR)
+        session._new_game(message)
+        code = session.run()
+    except BaseException:
+        code = 1
+    sys.stdout.flush()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    target, seed, params = _parse_arguments(sys.argv[1:] if argv is None else argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [ZYGOTE]:
+        return zygote_main(arguments[1:])
+    session = _load(arguments)
+    return 1 if session is None else session.run()
+
+
+def _load(arguments: Sequence[str]) -> Session | None:
+    """The session of the bot the arguments name; None when it cannot be loaded
+    (reported to the arena and on stderr)."""
+    target, seed, params = _parse_arguments(arguments)
     outgoing = _protocol_stdout()
     try:
         cls = load_bot_class(target)
@@ -313,11 +421,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         message = f"creating the bot raised {exc!r}"
     else:
-        return Session(cls, bot, sys.stdin.buffer, outgoing).run()
+        return Session(cls, bot, sys.stdin.buffer, outgoing)
     print(message, file=sys.stderr)
     outgoing.write(json.dumps({"type": "error", "message": message}).encode() + b"\n")
     outgoing.flush()
-    return 1
+    return None
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ finds out once per process; :meth:`Isolation.missing` names what is absent):
   (:mod:`arena.players.sandbox.syscalls`): no keyrings, locks or notifications on shared
   files, no new namespaces, tracing, BPF or perf events.
 
+With ``warm`` (:mod:`arena.players.zygote`) one such sandbox holds a Python bot's
+zygote, and each game is a fresh fork of it, renewed in between.
+
 Deadlines are the caller's business (:mod:`arena.players.subprocess_bot` reads with
 ``poll``); :meth:`SandboxedProcess.close` kills everything and cleans up.
 """

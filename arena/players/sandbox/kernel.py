@@ -94,6 +94,11 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
     )
 
 
+def setns(fd: int, kind: int) -> None:
+    """Join the namespace open at ``fd`` (of type ``kind``, a ``CLONE_NEW*`` flag)."""
+    _check(_libc.setns(fd, kind), "setns")
+
+
 def detach(target: str) -> None:
     """Unmount ``target`` lazily (it goes when nothing uses it any more)."""
     _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 
 KIB = 1024
@@ -29,6 +30,10 @@ class SandboxLimits:
         quit_seconds: how long it may take to exit after ``quit``.
         isolate: use a user id, namespaces, a fresh root and a cgroup of its own
             where possible.
+        warm: start a Python SDK bot once and play each game in a fresh fork of it
+            (docs/protocol.md, "Every game from a pristine bot"); off: one process
+            per game for every bot. Off by default; ``ARENA_WARM_BOTS=1`` in the
+            environment turns it on in :data:`DEFAULT_LIMITS`.
     """
 
     move_seconds: float = 10.0
@@ -42,11 +47,12 @@ class SandboxLimits:
     line_bytes: int = 1 * MIB
     quit_seconds: float = 0.2
     isolate: bool = True
+    warm: bool = False
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
             value = getattr(self, item.name)
-            if item.name != "isolate" and not value > 0:
+            if item.name not in ("isolate", "warm") and not value > 0:
                 raise ValueError(f"sandbox limit {item.name} must be positive, not {value!r}")
 
     def cpu_seconds(self, game_seconds: float) -> int:
@@ -54,4 +60,7 @@ class SandboxLimits:
         return int(game_seconds + self.startup_seconds) + 1
 
 
-DEFAULT_LIMITS = SandboxLimits()
+WARM_SETTING = "ARENA_WARM_BOTS"
+"""The environment variable that turns ``warm`` on in :data:`DEFAULT_LIMITS` (``1``)."""
+
+DEFAULT_LIMITS = SandboxLimits(warm=os.environ.get(WARM_SETTING) == "1")

@@ -172,7 +172,9 @@ class SandboxedProcess:
     ``argv`` items may contain ``{code}``, replaced by the directory holding
     ``files`` (read-only for the bot). ``env`` adds to the scrubbed environment.
     ``isolation`` chooses fences (at most those :func:`detect_isolation` found; all of
-    them by default, none when ``limits.isolate`` is off).
+    them by default, none when ``limits.isolate`` is off). ``warm``: the program is a
+    zygote that plays many games (:mod:`arena.players.zygote`): its system call filter
+    also refuses what those games would share.
 
     Raises:
         SandboxError: the program cannot be started (not found, not executable, its
@@ -189,6 +191,7 @@ class SandboxedProcess:
         files: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         isolation: Isolation | None = None,
+        warm: bool = False,
     ) -> None:
         if not argv:
             raise SandboxError("the bot command is empty")
@@ -196,6 +199,9 @@ class SandboxedProcess:
             isolation = NO_ISOLATION
         self.isolation: Isolation = isolation or detect_isolation()
         self.limits = limits
+        self.warm = warm
+        self.root: RootPlan | None = None
+        """The fresh root's plan (its tmpfs options); None without a fresh root."""
         self._lease = UidLease() if self.isolation.user else None
         self.uid = self._lease.uid if self._lease else os.geteuid()
         # With a fresh root the bot writes to tmpfs of its own, so the host's side of
@@ -308,6 +314,7 @@ class SandboxedProcess:
                 scratch_options=f"mode=1777,{scratch}",
                 work_options=f"mode=0700,uid={self.uid},gid={self.uid},{scratch}",
             )
+        self.root = root
         joins = self._make_cgroup()
         processes = limits.processes
         if os.geteuid() != 0:
@@ -342,7 +349,7 @@ class SandboxedProcess:
             ),
             max_fd=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
             arena_pid=os.getpid(),
-            seal=bot_seal() if isolation.syscall_filter else None,
+            seal=bot_seal(self.warm) if isolation.syscall_filter else None,
             thaw=self.cgroup.thawing() if self.cgroup else None,
         )
         try:

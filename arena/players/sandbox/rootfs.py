@@ -117,17 +117,68 @@ def _make_dev(root: str, scratch_options: str) -> None:
 
 def _bind(source: str, target: str, attributes: int) -> None:
     """Show ``source`` (and its submounts) at ``target`` with mount ``attributes``."""
-    if os.path.isdir(source):
+    tree = _clone(source, attributes)
+    try:
+        _attach(tree, os.path.isdir(source), target)
+    finally:
+        os.close(tree)
+
+
+def _clone(source: str, attributes: int) -> int:
+    tree = kernel.clone_tree(source)
+    try:
+        kernel.set_tree_attributes(tree, attributes)
+    except OSError:
+        os.close(tree)
+        raise
+    return tree
+
+
+def _attach(tree: int, directory: bool, target: str) -> None:
+    if directory:
         os.makedirs(target, exist_ok=True)
     else:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
-    tree = kernel.clone_tree(source)
-    try:
-        kernel.set_tree_attributes(tree, attributes)
-        kernel.attach_tree(tree, target)
-    finally:
-        os.close(tree)
+    kernel.attach_tree(tree, target)
+
+
+@dataclass(frozen=True)
+class RuntimeBelow:
+    """The runtime's paths below a scratch directory (a checkout below ``/tmp``), cloned
+    read-only on the host's side to be shown again in a fresh mount of it."""
+
+    trees: tuple[tuple[str, bool, int], ...]
+    """(path, whether a directory, the clone's file descriptor)."""
+    links: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def clone(cls, runtime: Runtime, directory: str) -> RuntimeBelow:
+        """Raises OSError: the kernel refused a clone."""
+        below = [path for path in runtime.read_only if path.startswith(directory + "/")]
+        trees = []
+        try:
+            for path in below:
+                trees.append((path, os.path.isdir(path), _clone(path, READ_ONLY)))
+        except OSError:
+            for _, _, tree in trees:
+                os.close(tree)
+            raise
+        links = tuple(link for link in runtime.links if link[0].startswith(directory + "/"))
+        return cls(tuple(trees), links)
+
+    def show(self) -> None:
+        """Show them again at their paths (in the bot's mount namespace, after a
+        fresh mount of their directory).
+
+        Raises:
+            OSError: the kernel refused.
+        """
+        for path, target in self.links:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.symlink(target, path)
+        for path, directory, tree in self.trees:
+            _attach(tree, directory, path)
 
 
 def _switch_root(root: str) -> None:

@@ -22,6 +22,7 @@ import functools
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Any
 
 from arena.players.sandbox import kernel
 
@@ -89,6 +90,23 @@ _DENIED: tuple[tuple[int, tuple[str, ...]], ...] = (
     # Advice to another process (paging its file pages out): not built in either.
     (errno.ENOSYS, ("process_madvise",)),
 )
+_WARM_DENIED: tuple[tuple[int, tuple[str, ...]], ...] = (
+    # A zygote's games share its IPC namespace: SysV IPC and POSIX message queues
+    # would outlive a game, so they are not built in (as in a kernel without them).
+    (errno.ENOSYS, ("shmget", "shmat", "msgget", "semget", "mq_open")),
+    # The I/O priority of another process of its user (the zygote's), which the
+    # arena cannot read from /proc.
+    (errno.EPERM, ("ioprio_set",)),
+)
+# Nor may a game change what the zygote's open pipes say to the next game (their
+# owner for SIGIO, their signal, their size).
+_WARM_FCNTL = (
+    8,  # F_SETOWN
+    10,  # F_SETSIG
+    15,  # F_SETOWN_EX
+    1031,  # F_SETPIPE_SZ
+)
+_AF_UNIX = 1
 _CACHESTAT = 451
 """``cachestat`` (Linux 6.5, the page cache's residency again), one number on every
 architecture; libseccomp 2.5 does not know its name."""
@@ -142,8 +160,8 @@ class SyscallSeal:
         kernel.load_syscall_filter(self.program)
 
 
-def _build() -> SyscallSeal:
-    """The filter for this architecture, exported.
+def _build(warm: bool) -> SyscallSeal:
+    """The filter for this architecture, exported; ``warm``: for a zygote's games too.
 
     Raises:
         RuntimeError: libseccomp is not installed (pyseccomp's own error).
@@ -166,6 +184,8 @@ def _build() -> SyscallSeal:
             if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:  # absent on aarch64
                 syscalls.add_rule(seccomp.ERRNO(error), name)
     syscalls.add_rule(seccomp.ERRNO(errno.ENOSYS), _CACHESTAT)
+    if warm:
+        _deny_shared_between_games(seccomp, syscalls)
     for command in _FCNTL_LOCKS:
         syscalls.add_rule(seccomp.ERRNO(errno.ENOLCK), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     for flag in (*_NAMESPACES, _CLONE_NEWTIME):
@@ -197,12 +217,27 @@ def _build() -> SyscallSeal:
     return SyscallSeal(seccomp.resolve_syscall(seccomp.Arch.NATIVE, "keyctl"), program)
 
 
+def _deny_shared_between_games(seccomp: Any, syscalls: Any) -> None:
+    """What a zygote's games would share (its IPC and network namespaces, its pipes)."""
+    for error, names in _WARM_DENIED:
+        for name in names:
+            if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:
+                syscalls.add_rule(seccomp.ERRNO(error), name)
+    for command in _WARM_FCNTL:
+        syscalls.add_rule(seccomp.ERRNO(errno.EINVAL), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+    # Only local sockets: the loopback's counters (/proc/net/dev) would outlive a game.
+    other = seccomp.Arg(0, seccomp.NE, _AF_UNIX)
+    syscalls.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", other)
+
+
 @functools.cache
-def bot_seal() -> SyscallSeal | None:
-    """The seal every bot gets, built once per process; None when this machine cannot
-    make it (no libseccomp, another architecture)."""
+def bot_seal(warm: bool = False) -> SyscallSeal | None:
+    """The seal every bot gets, built once per process and kind; None when this
+    machine cannot make it (no libseccomp, another architecture). ``warm``: the seal
+    of a zygote (docs/protocol.md, "Every game from a pristine bot"), which also
+    refuses what its games would share."""
     try:
-        return _build()
+        return _build(warm)
     except (ImportError, RuntimeError, OSError, ValueError):
         return None
 

@@ -1,0 +1,354 @@
+"""The host's side of a zygote: a Python bot loaded once, each game a fresh fork of it.
+
+The SDK runtime's ``--zygote`` mode (:func:`bots.sdk.runtime.zygote_main`) loads the
+bot and forks a process per game; this module checks and resets what the bot's code
+cannot be trusted to: everything is read from the kernel (``/proc``, the bot's
+cgroup), never from the bot. The rule and its proof are in docs/protocol.md, "Every
+game from a pristine bot":
+
+* :func:`find_zygote` and :func:`pristine_faults`: before its first game and at the
+  start of each game the zygote has one thread, no open file but its pipes, no shared
+  mapping, no signal handler, blocked or pending signal, no process besides the
+  reaper (process 1), its working directory ``/``, and memory no other process of
+  its user may read or write (not dumpable);
+* :func:`snapshot`: while a game plays the zygote stays stopped; what the kernel
+  counts of it (context switches, its pipes' flags) is the same at the game's end as
+  at its start, so it did not run and no game's process changed what it holds;
+* :func:`end_game`: every process of the game is killed (all but the reaper and the
+  zygote);
+* :func:`renew`: the writable places (``/tmp``, ``/dev/shm``, the working directory)
+  are fresh tmpfs mounts again and the PID namespace hands out the same process ids
+  as before the first game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+from arena.players.sandbox import kernel
+from arena.players.sandbox.isolation import in_child
+from arena.players.sandbox.process import SandboxedProcess
+from arena.players.sandbox.rootfs import FRESH, RuntimeBelow
+from arena.players.sandbox.runtime import WORK_DIR, Runtime, host_runtime
+
+LAST_PID = 1000
+"""The last process id of the zygote's PID namespace before each game: every game's
+processes get the same ids (a game cannot count another's processes)."""
+GAME_PID = LAST_PID + 2
+"""The game's process: the zygote forks a process (LAST_PID + 1) that forks it."""
+PROTOCOL_FDS = frozenset({0, 1, 2, 3})
+"""The zygote's pipes to the arena: stdin, stdout (then pointed at stderr), stderr,
+and its copy of stdout for the protocol."""
+SHELL = "/bin/sh"
+POLL_SECONDS = 0.001
+STOP_SECONDS = 10.0
+
+
+class ZygoteUnfit(Exception):
+    """The zygote is not (or no longer) pristine-safe; the message says why."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the kernel counts of a stopped zygote."""
+
+    switches: tuple[str, str]
+    """Its voluntary and involuntary context switches."""
+    flags: tuple[str, ...]
+    """The flags of its pipes' open files (fdinfo), shared with its games."""
+    settings: tuple[str, ...]
+    """What a process of its user may set on it from outside: its priority, nice
+    value, scheduling policy and real-time priority, CPU affinity, resource limits
+    (``prlimit``), and its pending signals."""
+
+
+def _status(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+        return {k: v.strip() for k, _, v in (line.partition(":") for line in status)}
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` from the state on (field 3 is item 0)."""
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+        return stat.read().rpartition(")")[2].split()
+
+
+def _state(pid: int) -> str:
+    return _stat(pid)[0]
+
+
+def find_zygote(process: SandboxedProcess) -> int:
+    """The zygote's PID (the host's numbering): the one process of the bot's cgroup
+    besides its process 1, whose child it is.
+
+    Raises:
+        ZygoteUnfit: other processes, or none.
+    """
+    assert process.cgroup is not None and process.bot_pid is not None
+    others = process.cgroup.members() - {process.bot_pid}
+    if len(others) != 1:
+        raise ZygoteUnfit(f"{len(others)} processes besides its reaper (loading it started some)")
+    pid = others.pop()
+    try:
+        parent = int(_status(pid)["PPid"])
+    except (OSError, KeyError, ValueError):
+        raise ZygoteUnfit("its zygote ended") from None
+    if parent != process.bot_pid:
+        raise ZygoteUnfit("its one process is not the reaper's child")
+    return pid
+
+
+def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
+    """Why the zygote ``pid`` is not pristine-safe (empty: it is). ``pipes`` are the
+    names (``pipe:[inode]``) of the arena's pipes to the bot."""
+    faults: list[str] = []
+    try:
+        threads = len(os.listdir(f"/proc/{pid}/task"))
+        if threads != 1:
+            faults.append(f"{threads} threads")
+        fds = {int(fd) for fd in os.listdir(f"/proc/{pid}/fd")}
+        if fds != PROTOCOL_FDS:
+            faults.append(f"open files beyond its pipes (fds {sorted(fds)})")
+        elif any(os.readlink(f"/proc/{pid}/fd/{fd}") not in pipes for fd in PROTOCOL_FDS):
+            faults.append("its standard streams are not the arena's pipes")
+        shared = _shared_mappings(pid)
+        if shared:
+            faults.append(f"{len(shared)} shared memory mappings ({shared[0]}, …)")
+        status = _status(pid)
+        for key, what in (
+            ("SigCgt", "signal handlers"),
+            ("SigBlk", "blocked signals"),
+            ("SigPnd", "pending signals"),
+            ("ShdPnd", "pending signals"),
+        ):
+            if int(status.get(key, "0"), 16):
+                faults.append(what)
+        if os.stat(f"/proc/{pid}/mem").st_uid != 0:  # a non-dumpable task's: root's
+            faults.append("memory other processes of its user may read (dumpable)")
+        if os.readlink(f"/proc/{pid}/cwd") != "/":
+            faults.append("a working directory other than /")
+    except (OSError, ValueError) as exc:
+        faults.append(
+            f"it cannot be inspected ({exc.strerror if isinstance(exc, OSError) else exc})"
+        )
+    return faults
+
+
+def _shared_mappings(pid: int) -> list[str]:
+    """The zygote's shared mappings but those of the read-only runtime's files (a
+    locale's cache): every game would inherit them, shared."""
+    runtime = host_runtime()
+    found = []
+    with open(f"/proc/{pid}/maps", encoding="utf-8") as maps:
+        for line in maps:
+            fields = line.split(maxsplit=5)
+            path = fields[5].strip() if len(fields) > 5 else ""
+            if fields[1][3:4] == "s" and not (path.startswith("/") and runtime.shows(path)):
+                found.append(path or "anonymous")
+    return found
+
+
+def wait_stopped(pid: int, deadline: float) -> bool:
+    """Wait until ``pid`` is stopped (SIGSTOP); False when it is not by ``deadline``
+    (or it ended)."""
+    while True:
+        try:
+            if _state(pid) == "T":
+                return True
+        except OSError:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_SECONDS)
+
+
+def stop_reaper(process: SandboxedProcess) -> None:
+    """Stop the sandbox's process 1 (the reaper) for good: nothing a game does (the
+    freezer's rounds, its processes' ends) then changes what ``/proc/1`` shows.
+
+    Raises:
+        ZygoteUnfit: it cannot be stopped (it ended).
+    """
+    assert process.bot_pid is not None
+    try:
+        pidfd = os.pidfd_open(process.bot_pid)
+    except OSError:
+        raise ZygoteUnfit("its reaper ended") from None
+    cgroup = process.cgroup
+    assert cgroup is not None
+    try:
+        cgroup.thaw()  # a frozen process stops only once it runs
+        signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
+        stopped = wait_stopped(process.bot_pid, time.monotonic() + STOP_SECONDS)
+        cgroup.freeze()
+    except OSError:
+        raise ZygoteUnfit("its reaper ended") from None
+    finally:
+        os.close(pidfd)
+    if not stopped:
+        raise ZygoteUnfit("its reaper did not stop")
+
+
+def reaper_switches(process: SandboxedProcess) -> tuple[str, str, str]:
+    """The stopped reaper's state and context-switch counts (to compare).
+
+    Raises:
+        ZygoteUnfit: it ended.
+    """
+    assert process.bot_pid is not None
+    try:
+        status = _status(process.bot_pid)
+        return (
+            status["State"][:1],
+            status["voluntary_ctxt_switches"],
+            status["nonvoluntary_ctxt_switches"],
+        )
+    except (OSError, KeyError):
+        raise ZygoteUnfit("its reaper ended") from None
+
+
+def snapshot(pid: int) -> Snapshot:
+    """What the kernel counts of the stopped zygote.
+
+    Raises:
+        ZygoteUnfit: it is not stopped or has ended.
+    """
+    try:
+        stat = _stat(pid)
+        if stat[0] != "T":
+            raise ZygoteUnfit("its zygote ran while a game played")
+        status = _status(pid)
+        flags = []
+        for fd in sorted(PROTOCOL_FDS):
+            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8") as info:
+                flags.append(next(line for line in info if line.startswith("flags:")))
+        with open(f"/proc/{pid}/limits", encoding="utf-8") as limits:
+            settings = (*_scheduling(stat), limits.read())
+        settings += tuple(status[key] for key in SETTINGS_STATUS)
+    except (OSError, StopIteration, KeyError, IndexError):
+        raise ZygoteUnfit("its zygote ended") from None
+    switches = (status["voluntary_ctxt_switches"], status["nonvoluntary_ctxt_switches"])
+    return Snapshot(switches, tuple(flags), settings)
+
+
+def _scheduling(stat: list[str]) -> tuple[str, ...]:
+    """Priority, nice, real-time priority and policy (fields 18, 19, 40, 41)."""
+    return (stat[15], stat[16], stat[37], stat[38])
+
+
+SETTINGS_STATUS = ("Cpus_allowed_list", "Mems_allowed_list", "SigPnd", "ShdPnd")
+
+
+def game_processes(process: SandboxedProcess, zygote: int) -> set[int]:
+    """The game's processes: the bot's but its reaper and its zygote."""
+    assert process.cgroup is not None
+    return process.cgroup.members() - {process.bot_pid, zygote}
+
+
+def game_process(process: SandboxedProcess, zygote: int) -> int | None:
+    """The game's process (host PID): the one its PID namespace numbers
+    :data:`GAME_PID`; None when there is none."""
+    for pid in game_processes(process, zygote):
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            if int(_status(pid)["NSpid"].split()[-1]) == GAME_PID:
+                return pid
+    return None
+
+
+def end_game(process: SandboxedProcess, zygote: int, grace: float, deadline: float) -> bool:
+    """Let the game's processes exit for ``grace`` seconds, then kill those left;
+    True once none is left (by ``deadline``)."""
+    cgroup = process.cgroup
+    assert cgroup is not None
+    until = time.monotonic() + grace
+    while game_processes(process, zygote) and time.monotonic() < until:
+        time.sleep(POLL_SECONDS)
+    while True:
+        left = game_processes(process, zygote)
+        if not left:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        with contextlib.suppress(OSError):
+            cgroup.freeze()  # nothing forks while it is killed
+        for pid in left:
+            _kill(pid, process, zygote)
+        cgroup.thaw_to_die()
+        time.sleep(POLL_SECONDS)
+
+
+def _kill(pid: int, process: SandboxedProcess, zygote: int) -> None:
+    # A pidfd pins the process: checked to be a game's after it was opened, the
+    # signal cannot reach another that got a recycled PID meanwhile.
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        if pid in game_processes(process, zygote):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def drain_input(zygote: int) -> None:
+    """Throw away what the game left unread in the bot's input (a new reader of the
+    same pipe, which never blocks).
+
+    Raises:
+        OSError: the pipe cannot be opened.
+    """
+    fd = os.open(f"/proc/{zygote}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while os.read(fd, 65536):
+                pass
+    finally:
+        os.close(fd)
+
+
+def renew(process: SandboxedProcess, zygote: int) -> None:
+    """Fresh ``/tmp``, ``/dev/shm`` and working directory in the zygote's mount
+    namespace, and :data:`LAST_PID` in its PID namespace (in a child of the host,
+    which joins them).
+
+    Raises:
+        ZygoteUnfit: the kernel refused.
+    """
+    plan = process.root
+    assert plan is not None
+    mounts = (
+        ("/tmp", plan.scratch_options),
+        ("/dev/shm", plan.scratch_options),
+        (WORK_DIR, plan.work_options),
+    )
+    renewing = functools.partial(_renew, zygote, mounts, plan.runtime)
+    if not in_child(renewing):
+        raise ZygoteUnfit("its sandbox could not be renewed")
+
+
+def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -> None:
+    os.umask(0o022)
+    mount_ns = os.open(f"/proc/{zygote}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    pid_ns = os.open(f"/proc/{zygote}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    below_tmp = RuntimeBelow.clone(runtime, "/tmp")  # a checkout below /tmp
+    kernel.setns(mount_ns, kernel.CLONE_NEWNS)
+    for path, options in mounts:
+        kernel.detach(path)
+        kernel.mount("tmpfs", path, "tmpfs", FRESH, options)
+        if path == "/tmp":
+            below_tmp.show()
+    kernel.setns(pid_ns, kernel.CLONE_NEWPID)
+    # Only a process inside the namespace sets its last PID (its own PID comes first):
+    # a shell, spawned without copying this process (posix_spawn uses vfork).
+    script = f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"
+    child = os.posix_spawn(SHELL, [SHELL, "-c", script], {})
+    if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 0:
+        raise OSError("ns_last_pid")
