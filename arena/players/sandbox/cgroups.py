@@ -326,12 +326,19 @@ def _kill_member(pid: int, cgroup: BotCgroup) -> None:
 
 
 def sweep(parents: Sequence[str], prefix: str) -> None:
-    """Remove cgroups named ``prefix…`` that an arena killed outright left behind."""
-    for parent in parents:
-        for path in Path(parent).glob(f"{prefix}*"):
-            stale = BotCgroup([path])
-            stale.kill()
-            stale.remove()
+    """Remove cgroups named ``prefix…`` that an arena killed outright left behind.
+
+    Each is taken whole, its directory in every hierarchy together: a bot frozen by the
+    v1 freezer dies only once thawed, and the freezer is another hierarchy than the
+    memory's or the pids' (taken one by one, each of those waited out its removal time
+    for processes that could not die)."""
+    names = {path.name for parent in parents for path in Path(parent).glob(f"{prefix}*")}
+    for name in sorted(names):
+        stale = BotCgroup(
+            [Path(parent) / name for parent in parents if (Path(parent) / name).is_dir()]
+        )
+        stale.kill()
+        stale.remove()
 
 
 # -- finding out what this machine offers ----------------------------------------------

@@ -19,7 +19,7 @@ import pytest
 from arena.play.runner import TimeControl, play_game
 from arena.players.sandbox import detect_isolation
 from arena.players.sandbox import process as sandbox_process
-from arena.players.sandbox.cgroups import CgroupSupport, Enforced, candidates
+from arena.players.sandbox.cgroups import CgroupSupport, Enforced, candidates, sweep
 from arena.players.subprocess_bot import SubprocessBot
 from bots.base import GameInfo
 from engines.core import Action
@@ -214,3 +214,27 @@ def test_on_its_turn_a_bot_gets_at_most_a_core_however_many_processes_think() ->
         bot.close()
     assert used <= wall + QUOTA_SLACK, (used, wall)
     assert_nothing_left(bot)
+
+
+@needs_freezer
+def test_a_frozen_bot_whose_supervisor_was_killed_is_swept_whole() -> None:
+    """A bot frozen off its turn whose supervisor is SIGKILLed (a worker killed with
+    every process of its machine) keeps its pending SIGKILL until thawed. The sweep that
+    a later lease of its user id makes takes its cgroup in every hierarchy together: it
+    thaws it through the freezer's, so the bot dies and no directory is left (taken one
+    hierarchy at a time, the others waited out their removal time and stayed)."""
+    bot = make_bot(HOSTILE, move_seconds=SLOW_START)
+    try:
+        started_and_frozen(bot)
+        sandbox = bot.process
+        assert sandbox is not None and sandbox.cgroup is not None
+        sandbox.process.kill()  # the supervisor, outright
+        sandbox.process.wait()
+        assert processes_of(sandbox.uid, zombies=False)  # frozen: alive with SIGKILL pending
+        parents = sandbox.isolation.cgroups.parents
+        name = sandbox.base.name
+        sweep(parents, name)
+        assert processes_of(sandbox.uid, zombies=False) == []
+        assert [parent for parent in parents if (Path(parent) / name).exists()] == []
+    finally:
+        bot.close()
