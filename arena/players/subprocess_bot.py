@@ -346,8 +346,10 @@ class SubprocessBot(Bot):
         if self._wants_warm() and self._new_warm_game(info):
             return
         self._stop()
-        deadline = time.monotonic() + self.limits.startup_seconds
         self._start(self.argv, warm=False)
+        # Timed from when its program runs: setting up the sandbox is the host's work
+        # (sweeping what a killed arena left may take seconds), never the bot's fault.
+        deadline = time.monotonic() + self.limits.startup_seconds
         with self._faults_stop_the_bot("while starting"):
             self._shake_hands(deadline)
             self._check_plays(info)
@@ -414,6 +416,7 @@ class SubprocessBot(Bot):
         if self.zygote_pid is None:
             self._stop()
             self._start(self.warm_argv or [], warm=True)
+            deadline = time.monotonic() + self.limits.startup_seconds  # as new_game's
             with self._faults_stop_the_bot("while starting"):
                 self._shake_hands(deadline)
             fit = self._adopt_zygote()

@@ -18,7 +18,8 @@ class SandboxLimits:
     Attributes:
         move_seconds: the per-move deadline when the tournament sets none.
         game_seconds: the per-game time budget when the tournament sets none.
-        startup_seconds: start-up, handshake and ``new_game`` together.
+        startup_seconds: start-up, handshake and ``new_game`` together, from when the
+            program runs (setting up its sandbox is the host's time).
         memory_bytes: memory of the whole bot, every process it starts together
             (its cgroup), and address space of each process (RLIMIT_AS).
         file_bytes: the largest file it may write (RLIMIT_FSIZE).
