@@ -13,7 +13,7 @@ driver then counts the stored games, which are the truth the state is taken from
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -32,11 +32,35 @@ class StoredStateError(ArenaError):
     """A tournament's stored driver state is not one this arena reads."""
 
 
-class DriverState(BaseModel):
-    """The driver's state as stored: the standings, the bots' games and crashes (their
-    health), the live statistics (None when the run kept none) and the test (``sprt``)."""
+class _StoredJson(BaseModel):
+    """A state stored as JSON of strict, typed fields (unknown ones refused)."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    def encode(self) -> bytes:
+        """The state as JSON."""
+        return self.model_dump_json().encode()
+
+    @classmethod
+    def _read(cls, saved: bytes, what: str) -> Self:
+        """The state ``saved`` holds, checked field by field: nothing in it is looked up
+        or run, whatever it holds.
+
+        Raises:
+            StoredStateError: ``saved`` is not JSON of these fields; the message starts
+                with ``what`` and names the first field that is wrong.
+        """
+        try:
+            return cls.model_validate_json(saved)
+        except ValidationError as exc:
+            raise StoredStateError(
+                f"{what} is not one this arena reads ({_first_error(exc)})"
+            ) from None
+
+
+class DriverState(_StoredJson):
+    """The driver's state as stored: the standings, the bots' games and crashes (their
+    health), the live statistics (None when the run kept none) and the test (``sprt``)."""
 
     version: Literal[2] = STATE_VERSION
     standings: Tallies
@@ -45,56 +69,33 @@ class DriverState(BaseModel):
     statistics: StatisticsState | None
     test: SprtState | None
 
-    def encode(self) -> bytes:
-        """The state as JSON."""
-        return self.model_dump_json().encode()
-
     @classmethod
     def decode(cls, saved: bytes, tournament_id: int) -> DriverState:
-        """The state ``saved`` holds, checked field by field: nothing in it is looked up
-        or run, whatever it holds.
+        """The state ``saved`` holds (:meth:`_StoredJson._read`).
 
         Raises:
             StoredStateError: ``saved`` is not JSON of this version's fields, naming
                 the tournament and the first field that is wrong.
         """
-        try:
-            return cls.model_validate_json(saved)
-        except ValidationError as exc:
-            raise StoredStateError(
-                f"tournament {tournament_id}: its stored driver state is not one this "
-                f"arena reads ({_first_error(exc)})"
-            ) from None
+        return cls._read(saved, f"tournament {tournament_id}: its stored driver state")
 
 
-class LadderHealthState(BaseModel):
+class LadderHealthState(_StoredJson):
     """A ladder's driver state: its bots' games and crashes (their health), as counted
     by the ladder's workers (:mod:`arena.ladder.worker`)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     games: Counter[int]
     crashes: Counter[int]
 
-    def encode(self) -> bytes:
-        """The state as JSON."""
-        return self.model_dump_json().encode()
-
     @classmethod
     def decode(cls, saved: bytes, tournament_id: int) -> LadderHealthState:
-        """The health ``saved`` holds, checked field by field.
+        """The health ``saved`` holds (:meth:`_StoredJson._read`), its counts not negative.
 
         Raises:
-            StoredStateError: ``saved`` is not such JSON, naming the ladder's tournament
-                and the first field that is wrong.
+            StoredStateError: ``saved`` is not such JSON or holds a negative count,
+                naming the ladder's tournament (and the first field that is wrong).
         """
-        try:
-            state = cls.model_validate_json(saved)
-        except ValidationError as exc:
-            raise StoredStateError(
-                f"ladder tournament {tournament_id}: its stored health is not one this "
-                f"arena reads ({_first_error(exc)})"
-            ) from None
+        state = cls._read(saved, f"ladder tournament {tournament_id}: its stored health")
         if any(count < 0 for count in (*state.games.values(), *state.crashes.values())):
             raise StoredStateError(
                 f"ladder tournament {tournament_id}: its stored health holds a negative count"
