@@ -158,12 +158,12 @@ def _play_to_the_end(
         if timed[seat]:
             overtime = _overtime(time.perf_counter() - tick, controls[seat], clocks, seat)
             if overtime is not None:
-                return _forfeit(state, seat, ForfeitReason.TIMEOUT, overtime)
+                return forfeit(state, seat, ForfeitReason.TIMEOUT, overtime)
         try:
             # The engine's own object, so the history never holds a look-alike.
             action = legal[legal.index(action)]
         except ValueError:
-            return _forfeit(
+            return forfeit(
                 state, seat, ForfeitReason.ILLEGAL_ACTION, f"chose {str(action)!r}, not legal"
             )
         state.apply_unchecked(action)
@@ -190,11 +190,13 @@ def _failed(state: State, seat: int, exc: Exception, call: str) -> Outcome:
     """The forfeit a bot's exception in ``call`` ends the game with: its own reason for
     a :class:`BotFault`, else a crash."""
     if isinstance(exc, BotFault):
-        return _forfeit(state, seat, exc.reason, str(exc))
-    return _forfeit(state, seat, ForfeitReason.CRASH, f"{call} raised {exc!r}")
+        return forfeit(state, seat, exc.reason, str(exc))
+    return forfeit(state, seat, ForfeitReason.CRASH, f"{call} raised {exc!r}")
 
 
-def _forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:
+def forfeit(state: State, seat: int, reason: ForfeitReason, message: str) -> Outcome:
+    """The outcome of ``state`` when ``seat`` forfeits it for ``reason``, with
+    ``message`` (made storable, at most :data:`FORFEIT_MESSAGE_CHARS`) in its details."""
     outcome = state.game.forfeit_outcome(state, seat, reason)
     details = dict(outcome.details)
     details["message"] = bot_text(message, FORFEIT_MESSAGE_CHARS)

@@ -27,7 +27,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
 from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
 from arena.tournament.formats import tournament_format
-from bots.registry import UnknownBotError, get_bot_kind, parse_bot_spec
+from bots.registry import BotKind, UnknownBotError, get_bot_kind, parse_bot_spec
 from engines.errors import GameError, OptionError, did_you_mean, short_repr
 from engines.registry import get_game
 from engines.seeding import MAX_SEED
@@ -430,26 +430,39 @@ def check_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
         )
     for field in ("bots", "candidates", "opponents"):
         for reference in getattr(config, field):
-            _check_bot_params(field, reference, config.game, caps)
+            check_reference_caps(field, reference, config.game, caps)
 
 
-def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -> None:
-    """A built-in bot's parameters (``mcts:iterations=500``) against the caps."""
+def check_reference_caps(field: str, reference: str, game: str, caps: ConfigCaps) -> None:
+    """Raises ConfigError, naming ``field``, for a reference to a built-in bot with
+    parameters (``mcts:iterations=500``) whose kind is unknown or whose parameters are
+    bad or over ``caps``; any other reference (``NAME@V``, a kind alone) passes."""
     if ":" not in reference:
         return
     try:
         kind_name, given = parse_bot_spec(reference)
         kind = get_bot_kind(kind_name, game)
-        params = kind.validate_params(given)
     except UnknownBotError as exc:
         raise ConfigError(f"field {field!r}: {exc}") from None
+    check_bot_caps(f"field {field!r}: {reference!r:.80}", kind, given, caps)
+
+
+def check_bot_caps(where: str, kind: BotKind, given: Mapping[str, Any], caps: ConfigCaps) -> None:
+    """Raises ConfigError, starting with ``where`` and naming the parameter, the cap
+    and the value, for the first of ``given`` (parameters of the built-in ``kind``, as
+    written or as stored) that is not a valid value or is over ``caps``."""
+    try:
+        params = kind.validate_params(given)
+    except UnknownBotError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     for name in given:
         value = params[dict(kind.renamed).get(name, name)]
         if not isinstance(value, int | float) or isinstance(value, bool):
             continue
-        where = f"field {field!r}: {reference!r:.80}: parameter {name!r}"
         if not math.isfinite(value):
-            raise ConfigError(f"{where} must be a finite number (got {value!r})")
+            raise ConfigError(
+                f"{where}: parameter {name!r} must be a finite number (got {value!r})"
+            )
         if name == "seed":
             cap: float = MAX_SEED
         elif name == "iterations":
@@ -459,7 +472,9 @@ def _check_bot_params(field: str, reference: str, game: str, caps: ConfigCaps) -
         else:
             cap = caps.bot_number
         if abs(value) > cap:
-            raise ConfigError(f"{where}: at most {cap:g} over the web (got {value!r})")
+            raise ConfigError(
+                f"{where}: parameter {name!r}: at most {cap:g} over the web (got {value!r})"
+            )
 
 
 def _check_time_caps(config: TournamentConfig, caps: ConfigCaps) -> None:
