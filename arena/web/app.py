@@ -9,7 +9,9 @@ for page requests); no traceback leaves the server.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Annotated, Any
@@ -96,6 +98,8 @@ class WebSettings:
     """… and per account."""
     human_idle_seconds: float = 300.0
     """A person who does not move for this long forfeits."""
+    human_bot_seconds: float = 10.0
+    """A bot's time per move in a browser game (arena/web/opponents.py)."""
     session_hours: float = 12.0
     """How long a browser's sign-in lasts."""
 
@@ -150,6 +154,8 @@ class WebContext:
             games=self.settings.human_games,
             per_account=self.settings.human_games_per_account,
             idle_seconds=self.settings.human_idle_seconds,
+            bot_seconds=self.settings.human_bot_seconds,
+            caps=self.settings.caps,
         )
         self.humans = HumanGames(self.engine, limits)
         secret = stored_secret(self.engine)
@@ -339,6 +345,22 @@ def create_app(
 
     engine = database if isinstance(database, Engine) else open_database(database)
     settings = settings or WebSettings()
+    ctx = WebContext(
+        engine=engine,
+        settings=settings,
+        templates=Jinja2Templates(directory=str(HERE / "templates")),
+        reports=ReportCache(sync_seconds=settings.report_sync_seconds),
+        sandbox=SandboxGate(isolation or detect_isolation(), settings.allow_weak_sandbox),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ctx.humans.start_sweeping()  # abandoned browser games end while the app serves
+        try:
+            yield
+        finally:
+            ctx.humans.stop_sweeping()
+
     app = FastAPI(
         title="arena",
         summary="Tournaments and ratings for bots playing card games.",
@@ -350,15 +372,9 @@ def create_app(
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        lifespan=lifespan,
     )
-    templates = Jinja2Templates(directory=str(HERE / "templates"))
-    app.state.arena = WebContext(
-        engine=engine,
-        settings=settings,
-        templates=templates,
-        reports=ReportCache(sync_seconds=settings.report_sync_seconds),
-        sandbox=SandboxGate(isolation or detect_isolation(), settings.allow_weak_sandbox),
-    )
+    app.state.arena = ctx
     _install_error_handlers(app)
 
     @app.middleware("http")

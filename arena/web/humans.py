@@ -1,35 +1,37 @@
 """Games between a signed-in person and bots, played live in the browser.
 
 A human game runs in a thread of the web process: :func:`arena.play.runner.play_game`,
-the loop every tournament runs, with the bots built by :func:`arena.players.loader.instantiate`
-(built-ins in process, submitted bots in the sandbox) and the person's seat a
-:class:`HumanSeat`, a bot whose ``act`` waits for the browser's move. What the page is
-sent is a :class:`View` made from that seat's ``state.render(seat)`` and
-``state.observation(seat)`` alone, the legal actions only on its own turns, and the
-moves played (every game's observation carries its move history, so they are no news
-to the seat). Nobody but the owner sees a live game.
+the loop every tournament runs, with the person's seat a :class:`HumanSeat`, a bot
+whose ``act`` waits for the browser's move, and every other seat a bot in the sandbox
+on a clock (:mod:`arena.web.opponents`: built-in bots too, within the tournaments'
+caps), so the thread only waits on the bots' answers and no search runs in the web
+process. What the page is sent is a :class:`View` made from that seat's
+``state.render(seat)`` and ``state.observation(seat)`` alone, the legal actions only
+on its own turns, and the moves played (every game's observation carries its move
+history, so they are no news to the seat). Nobody but the owner sees a live game.
 
-Each game is written to the table ``live_game`` as it goes (:class:`LiveGame`: the
-seed, the seats, the clock, every action so far), one row update per action, made where
-the game thread applies it and guarded by the move count (``UPDATE … WHERE moves = n``),
-so two web processes never both advance one game: the one whose write finds another
-count stops its copy. A game this process does not hold (after a restart, or started by
-another process over the same database) is rebuilt when its owner opens it: the deal
-from the same seed, the recorded actions replayed on the engine, the bots made anew.
-A bot then starts fresh from the current position: it sees its observation, which
-carries the move history, but whatever it kept to itself before is gone. Across a
-rebuild the idle timer starts again, and each clock holds what it held after the last
-move (the time the server was down is charged to nobody). A game nobody opens again
-stays in the table (it counts against no cap once idle) until its owner opens it.
+Each game is written to the table ``live_game`` as it goes (:class:`LiveGame`,
+:mod:`arena.store.live_games`: the seed, the seats, the clock, every action so far),
+one row update per action, made where the game thread applies it and guarded by the
+move count (``UPDATE … WHERE moves = n``), so two web processes never both advance one
+game: the one whose write finds another count stops its copy. A game this process
+does not hold (after a restart, or started by another process over the same database)
+is rebuilt when its owner opens it: the deal from the same seed, the recorded actions
+replayed on the engine, the bots made anew. A bot then starts fresh from the current
+position: it sees its observation, which carries the move history, but whatever it
+kept to itself before is gone. Across a rebuild the idle timer starts again, and each
+clock holds what it held after the last move (the time the server was down is charged
+to nobody).
 
-The caps on how many games run at once (overall and per account) count the rows of
-games moved in the last ``idle_seconds`` (plus a grace), in every process. A person
-who does not move for ``idle_seconds`` forfeits (a timeout), and a game clock, when
-chosen, forfeits on time as for bots. Then the game is stored like any other, and its
-row deleted in the same transaction, guarded like a move (stored once, never lost):
-the person is a bot version of kind ``human`` named after the account (one per
-account and game), the game belongs to the account's tournament of format
-``human`` for that game, and it replays in the viewer. Human games count only on the
+The caps on how many games run at once (overall and per account) count every row, in
+every process: a game counts until it ends. A person who does not move for
+``idle_seconds`` forfeits (a timeout), and a game clock, when chosen, forfeits on time
+as for bots. Then the game is stored like any other, and its row deleted in the same
+transaction, guarded like a move (stored once, never lost): the person is a bot
+version of kind ``human`` named after the account (one per account and game), the
+game belongs to the account's tournament of format ``human`` for that game, and it
+replays in the viewer. A game whose process is gone and which nobody opens again in
+time ends on its own (:mod:`arena.web.abandoned`). Human games count only on the
 humans' leaderboard (``arena.store.tally.leaderboard_tournaments``).
 """
 
@@ -44,37 +46,38 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, select
 
 from arena.errors import ArenaError, NotFoundError, StorageError
 from arena.play.records import GameRecord
 from arena.play.render import describe_outcome
-from arena.play.results import PlannedGame, PlayedGame
+from arena.play.results import PlayedGame
 from arena.play.runner import HostError, TimeControl, play_game
-from arena.players.loader import HUMAN, BotSource, instantiate
-from arena.players.subprocess_bot import UNTIMED
+from arena.players.loader import HUMAN, BotSource
+from arena.players.sandbox import DEFAULT_LIMITS
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope
-from arena.store.games import store_games
-from arena.store.models import (
-    Account,
-    BotVersion,
-    GameResult,
-    LiveGame,
-    Participant,
-    Tournament,
-    TournamentStatus,
-    utcnow,
+from arena.store.live_games import (
+    abandoned_live_games,
+    advance_live_game,
+    count_live_games,
+    delete_live_game,
+    in_utc,
+    replay_live_game,
+    store_ended_game,
+    touch_live_game,
 )
-from arena.store.tally import HUMAN_FORMAT
+from arena.store.models import Account, BotVersion, LiveGame, utcnow
+from arena.tournament.config import ConfigCaps, check_reference_caps
+from arena.web.abandoned import WORKER, Sweeper, end_abandoned_game
+from arena.web.opponents import check_version, opponent_bot, opponent_control
 from bots.base import Bot, BotTimeout
 from engines.core import TERMINAL, Action, State
-from engines.registry import get_game
+from engines.registry import all_games, get_game
 from engines.seeding import MAX_SEED
 
 log = logging.getLogger(__name__)
@@ -88,8 +91,8 @@ CLOCKS: dict[str, TimeControl | None] = {
 MAX_LISTENERS = 8
 """Pages following one live game at once."""
 STALE_GRACE_SECONDS = 60.0
-"""A game unmoved for the idle limit and this long has no process playing it."""
-LIVE_GAMES = LiveGame.__table__  # type: ignore[attr-defined]
+"""Beyond the longest a live game's row stays unmoved, before it counts as abandoned."""
+MAX_OPPONENTS = max(game.max_seats for game in all_games()) - 1
 
 
 class HumanGameError(ArenaError):
@@ -338,8 +341,22 @@ class HumanLimits:
     games: int = 16
     per_account: int = 2
     idle_seconds: float = 300.0
+    bot_seconds: float = 10.0
+    """An opponent's time per move (arena.web.opponents)."""
+    caps: ConfigCaps = field(default_factory=ConfigCaps)
+    """What a built-in opponent's parameters may ask for: the tournaments' caps."""
     keep_seconds: float = 600.0
     """How long a finished game's live page still answers (then it is a stored game)."""
+    sweep_seconds: float = 60.0
+    """How often a web process looks for abandoned games (:meth:`HumanGames.end_abandoned`)."""
+
+    @property
+    def abandoned_seconds(self) -> float:
+        """A row unmoved this long has no process playing it: the longest a live game
+        goes without a write is the person's idle limit, and each opponent's start and
+        move, one after the other; a grace on top."""
+        per_bot = DEFAULT_LIMITS.startup_seconds + self.bot_seconds
+        return self.idle_seconds + MAX_OPPONENTS * per_bot + STALE_GRACE_SECONDS
 
 
 class HumanGames:
@@ -351,13 +368,45 @@ class HumanGames:
         self._games: dict[str, HumanGame] = {}
         self._lock = threading.Lock()
         self._store_lock = threading.Lock()
+        self._sweeper = Sweeper(self.end_abandoned, limits.sweep_seconds)
+
+    def start_sweeping(self) -> None:
+        """End abandoned games every ``sweep_seconds`` from now (arena.web.abandoned)."""
+        self._sweeper.start()
+
+    def stop_sweeping(self) -> None:
+        self._sweeper.stop()
+
+    def end_abandoned(self) -> list[int]:
+        """End every game unmoved for ``abandoned_seconds`` (nobody plays it any more):
+        the ids of the games stored.
+
+        Raises:
+            StorageError: the database failed.
+        """
+        with Session(self.engine) as session:
+            rows = abandoned_live_games(session, unmoved_since=self._abandoned_before())
+        ended = [self._end_abandoned(row) for row in rows]
+        return [record_id for record_id in ended if record_id is not None]
+
+    def _abandoned_before(self) -> datetime:
+        return utcnow() - timedelta(seconds=self.limits.abandoned_seconds)
+
+    def _end_abandoned(self, row: LiveGame) -> int | None:
+        with self._store_lock:
+            record_id = end_abandoned_game(self.engine, row, idle_seconds=self.limits.idle_seconds)
+        if record_id is not None:
+            log.info("human game %s ended after %d actions: abandoned", row.id, row.moves)
+        return record_id
 
     def get(self, game_id: str, account: Account) -> HumanGame:
         """The account's live game ``game_id``: this process's copy, or one rebuilt from
-        its row when this process has none or its copy is behind the row.
+        its row when this process has none or its copy is behind the row (unless the
+        row is abandoned: then the game ends).
 
         Raises:
-            NotFoundError: no such game, or another account's (the same answer: 404).
+            NotFoundError: no such game, or another account's (the same answer: 404),
+                or one that ended abandoned now.
             StorageError: the database failed.
         """
         self._forget_old()
@@ -381,6 +430,13 @@ class HumanGames:
                 del self._games[game_id]
             if row is None or row.account_id != account.id:
                 raise missing
+            if in_utc(row.updated) < self._abandoned_before():
+                record_id = self._end_abandoned(row)
+                raise NotFoundError(
+                    f"game {game_id!r:.40} was left unmoved for over "
+                    f"{self.limits.abandoned_seconds:g} s and has ended"
+                    + (f": its record is /records/{record_id}" if record_id is not None else "")
+                )
             live = self._rebuild(row)
             self._games[live.id] = live
             return live
@@ -404,11 +460,13 @@ class HumanGames:
         seed: int | None = None,
     ) -> HumanGame:
         """Start a game of ``game`` with the account in ``seat`` and the bot versions
-        ``opponents`` (``NAME@V`` references, in seat order) in the other seats.
+        ``opponents`` (``NAME@V`` references, in seat order: the form's fields
+        ``opponent1`` …) in the other seats.
 
         Raises:
             UnknownGameError, SeatCountError: a bad game or seat count.
             HumanGameError: a bad seat, clock or bot. NotFoundError: no such bot.
+            ConfigError: a built-in bot's parameters over the caps (the field named).
             TooManyGames: a cap is reached. StorageError: the database failed.
         """
         assert account.id is not None
@@ -418,9 +476,17 @@ class HumanGames:
             raise HumanGameError(f"seat {seat!r} is not a seat of a {seats}-seat game")
         if clock not in CLOCKS:
             raise HumanGameError(f"unknown clock {clock!r} (clocks: {', '.join(CLOCKS)})")
+        fields = [f"opponent{index}" for index in range(1, len(opponents) + 1)]
+        for field_name, reference in zip(fields, opponents, strict=True):
+            # Before resolving it, which registers a built-in version on first use.
+            check_reference_caps(field_name, reference, engine_game.name, self.limits.caps)
         self._forget_old()
+        self.end_abandoned()  # their slots are free
         with session_scope(self.engine) as session:
-            bots = [self._opponent(session, reference, engine_game.name) for reference in opponents]
+            bots = [
+                self._opponent(session, field_name, reference, engine_game.name)
+                for field_name, reference in zip(fields, opponents, strict=True)
+            ]
             for bot in {id(bot): bot for bot in bots}.values():  # a bot may sit twice
                 session.expunge(bot)
         seed = secrets.randbelow(MAX_SEED) if seed is None else seed
@@ -456,49 +522,40 @@ class HumanGames:
                 )
             self._games[live.id] = live
         state = engine_game.new_initial_state(seed=seed, seats=seats)
-        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
+        self._start_thread(live, seated, state, clocks)
         return live
 
     def _check_caps(self, session: Session, account_id: int) -> None:
-        """Raises TooManyGames when the server's or the account's cap is reached (games
-        moved lately, in any process; this one's write lock held on SQLite)."""
-        recent = utcnow() - timedelta(seconds=self.limits.idle_seconds + STALE_GRACE_SECONDS)
-        moving = select(func.count()).select_from(LiveGame).where(LiveGame.updated > recent)
-        if session.exec(moving).one() >= self.limits.games:
+        """Raises TooManyGames when the server's or the account's cap is reached: every
+        game counts until it ends, in any process (this one's write lock held on SQLite)."""
+        if count_live_games(session) >= self.limits.games:
             raise TooManyGames(
                 f"the server runs {self.limits.games} human games already: try again later"
             )
-        mine = session.exec(moving.where(LiveGame.account_id == account_id)).one()
+        mine = count_live_games(session, account_id=account_id)
         if mine >= self.limits.per_account:
             raise TooManyGames(
                 f"you play {mine} games already (at most {self.limits.per_account} "
-                "at once): finish one first"
+                "at once): finish one first (a game left without a move ends after "
+                f"{self.limits.idle_seconds:g} s)"
             )
 
     def _rebuild(self, row: LiveGame) -> HumanGame:
-        """This process's copy of the game of ``row``, played on from where the row is.
+        """This process's copy of the game of ``row``, played on from where the row is;
+        the row is marked as written now (the person's idle time starts again).
 
         Raises:
             StorageError: the database failed.
         """
-        engine_game = get_game(row.game)
-        with Session(self.engine) as session:
-            seated = [session.get(BotVersion, bot_id) for bot_id in row.bot_ids]
-            for bot in {id(bot): bot for bot in seated if bot is not None}.values():
-                session.expunge(bot)
-        assert all(bot is not None for bot in seated), "a live game's bots are never deleted"
-        bots = [bot for bot in seated if bot is not None]
-        state = engine_game.new_initial_state(
-            seed=row.seed, seats=len(bots), options=row.options or None
-        )
-        for text in row.actions:
-            state.apply_action(engine_game.parse_action(text))
+        with session_scope(self.engine) as session:
+            touch_live_game(session, row.id, moves=row.moves)
+            position = replay_live_game(session, row)
         live = HumanGame(
             id=row.id,
             account_id=row.account_id,
-            game=engine_game.name,
+            game=row.game,
             seat=row.seat,
-            players=[bot.label for bot in bots],
+            players=[bot.label for bot in position.bots],
             clock=CLOCKS.get(row.clock),
             idle_seconds=self.limits.idle_seconds,
             moves=row.moves,
@@ -508,14 +565,15 @@ class HumanGames:
         )
         live._clock_left = row.clocks[row.seat] if row.clocks is not None else None
         clocks = list(row.clocks) if row.clocks is not None else None
-        threading.Thread(target=self._play, args=(live, bots, state, clocks), daemon=True).start()
+        self._start_thread(live, position.bots, position.state, clocks)
         log.info("human game %s rebuilt after %d actions", row.id, row.moves)
         return live
 
-    def _opponent(self, session: Session, reference: str, game: str) -> BotVersion:
+    def _opponent(self, session: Session, field_name: str, reference: str, game: str) -> BotVersion:
         bot = resolve_bot(session, reference, game)
         if bot.retired:
             raise HumanGameError(f"bot {bot.label} is retired: choose an active version")
+        check_version(field_name, bot, self.limits.caps)
         return bot
 
     def _human_version(self, account: Account, game: str) -> BotVersion:
@@ -553,6 +611,18 @@ class HumanGames:
             session.expunge(bot)
             return bot
 
+    def _start_thread(
+        self,
+        live: HumanGame,
+        seated: list[BotVersion],
+        state: State,
+        clocks: list[float] | None,
+    ) -> None:
+        """Publish the game's position (so the page has it at once) and play it on in a
+        thread of its own (:meth:`_play`)."""
+        live.publish(state)
+        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
+
     def _play(
         self,
         live: HumanGame,
@@ -561,22 +631,22 @@ class HumanGames:
         clocks: list[float] | None,
     ) -> None:
         """The game thread: play on from ``state`` (each action written to the row),
-        store, publish the end. ``clocks``: each seat's time left, as of now."""
+        store, publish the end. ``clocks``: each seat's time left, as of now. The bots
+        play in the sandbox on their clocks (arena.web.opponents)."""
+        players: list[Bot] = []
         try:
             live._state = state
-            players: list[Bot] = []
+            increment = live.clock.increment if live.clock is not None else 0.0
+            controls: list[TimeControl] = []
             for index, bot in enumerate(seated):
+                left = clocks[index] if clocks is not None else None
                 if index == live.seat:
                     players.append(HumanSeat(live))
+                    controls.append(TimeControl(per_game=left, increment=increment))
                 else:
-                    players.append(instantiate(spec_of(bot), time_control=live.clock or UNTIMED))
-            increment = live.clock.increment if live.clock is not None else 0.0
-            controls = (
-                [TimeControl(per_game=left, increment=increment) for left in clocks]
-                if clocks is not None
-                else [TimeControl()] * len(seated)
-            )
-            live.publish(state)
+                    control = opponent_control(live.clock, self.limits.bot_seconds, clock_left=left)
+                    players.append(opponent_bot(spec_of(bot), control))
+                    controls.append(control)
             last_step = time.monotonic()
 
             def on_step(after: State, seat: int, action: Action) -> None:
@@ -607,6 +677,10 @@ class HumanGames:
             live.finish(None, None, f"the game failed: {exc}")
             with contextlib.suppress(StorageError):
                 self._discard_row(live)
+        finally:
+            for player in players:  # no bot's process outlives its game
+                with contextlib.suppress(Exception):
+                    player.close()
 
     def _write_move(self, live: HumanGame, state: State, clocks: list[float] | None) -> None:
         """Write the action just applied to the game's row, if nobody else did first.
@@ -618,17 +692,9 @@ class HumanGames:
         actions = [str(action) for _, action in state.history]
         with live.sync:
             with session_scope(self.engine) as session:
-                written = session.connection().execute(
-                    sa.update(LIVE_GAMES)
-                    .where(LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves)
-                    .values(
-                        actions=actions,
-                        moves=len(actions),
-                        clocks=[round(left, 3) for left in clocks] if clocks else clocks,
-                        updated=utcnow(),
-                    )
-                )
-                if written.rowcount != 1:
+                if not advance_live_game(
+                    session, live.id, moves=live.moves, actions=actions, clocks=clocks
+                ):
                     raise GameMovedOn(f"game {live.id!r} is past {live.moves} actions elsewhere")
             live.moves = len(actions)
 
@@ -642,7 +708,7 @@ class HumanGames:
     def _discard_row(self, live: HumanGame) -> None:
         """Delete the row of a game that cannot go on (it failed), unless it moved on."""
         with live.sync, session_scope(self.engine) as session:
-            _delete_row(session, live)
+            delete_live_game(session, live.id, moves=live.moves)
 
     def _store(self, live: HumanGame, seated: list[BotVersion], record: GameRecord) -> int:
         """Store the finished game and delete its row, in one transaction (the caller
@@ -652,42 +718,21 @@ class HumanGames:
             GameMovedOn: the row is gone or further along (another process stores it).
             StorageError: the database failed.
         """
-        ids = [bot.id for bot in seated if bot.id is not None]
+        assert record.seed is not None
         with self._store_lock, session_scope(self.engine) as session:
-            if not _delete_row(session, live):
-                raise GameMovedOn(f"game {live.id!r} was stored or played on elsewhere")
-            tournament = human_tournament(session, live.account_id, live.game)
-            assert tournament.id is not None
-            known = set(
-                session.exec(
-                    select(Participant.bot_id).where(Participant.tournament_id == tournament.id)
-                ).all()
+            stored = store_ended_game(
+                session,
+                game_id=live.id,
+                moves=live.moves,
+                account_id=live.account_id,
+                game=live.game,
+                seed=record.seed,
+                bot_ids=[bot.id for bot in seated if bot.id is not None],
+                played=lambda planned: PlayedGame.from_record(planned, record, worker=WORKER),
             )
-            count = len(known)
-            for bot_id in dict.fromkeys(ids):
-                if bot_id not in known:
-                    session.add(
-                        Participant(tournament_id=tournament.id, bot_id=bot_id, position=count)
-                    )
-                    count += 1
-            last = session.exec(
-                select(func.max(GameResult.index)).where(GameResult.tournament_id == tournament.id)
-            ).one()
-            index = 0 if last is None else int(last) + 1
-            assert record.seed is not None
-            planned = PlannedGame(index=index, seed=record.seed, seats=tuple(ids))
-            played = PlayedGame.from_record(planned, record, worker="web")
-            store_games(session, tournament.id, [played])
-            tournament.scheduled = index + 1
-            session.add(tournament)
-            session.flush()
-            stored = session.exec(
-                select(GameResult.id).where(
-                    GameResult.tournament_id == tournament.id, GameResult.index == index
-                )
-            ).one()
-            assert stored is not None
-            return stored
+        if stored is None:
+            raise GameMovedOn(f"game {live.id!r} was stored or played on elsewhere")
+        return stored
 
     def _forget_old(self) -> None:
         now = time.monotonic()
@@ -699,45 +744,6 @@ class HumanGames:
             ]
             for key in old:
                 del self._games[key]
-
-
-def _delete_row(session: Session, live: HumanGame) -> bool:
-    """Delete the game's row if it is at ``live.moves`` actions; whether it was."""
-    removed = session.connection().execute(
-        sa.delete(LIVE_GAMES).where(LIVE_GAMES.c.id == live.id, LIVE_GAMES.c.moves == live.moves)
-    )
-    return removed.rowcount == 1
-
-
-def human_tournament(session: Session, account_id: int, game: str) -> Tournament:
-    """The account's tournament of human games of ``game``, made on first use."""
-    found = session.exec(
-        select(Tournament)
-        .where(
-            Tournament.owner_id == account_id,
-            Tournament.game == game,
-            Tournament.format == HUMAN_FORMAT,
-        )
-        .order_by(col(Tournament.id))
-        .with_for_update()  # its next game index, one process at a time on PostgreSQL
-    ).first()
-    if found is not None:
-        return found
-    account = session.get(Account, account_id)
-    name = account.name if account is not None else str(account_id)
-    tournament = Tournament(
-        name=f"{name} plays {game}",
-        game=game,
-        options={},
-        format=HUMAN_FORMAT,
-        config={"game": game, "format": HUMAN_FORMAT},
-        seed=0,
-        status=TournamentStatus.COMPLETED,
-        owner_id=account_id,
-    )
-    session.add(tournament)
-    session.flush()
-    return tournament
 
 
 def _result(record: GameRecord, players: list[str]) -> str:

@@ -4,6 +4,7 @@ is kept in the database, so sign-ins survive too (arena/web/humans.py, sessions.
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import timedelta
 from typing import Any
@@ -15,7 +16,7 @@ from sqlmodel import Session, select
 
 from arena.store.models import GameResult, LiveGame, utcnow
 from arena.web.app import WebSettings, create_app
-from arena.web.humans import HumanGames
+from arena.web.humans import HumanGames, HumanLimits
 from arena.web.sessions import COOKIE, BrowserSession, SessionKeys, stored_secret
 from tests.arena.web.conftest import make_account
 from tests.arena.web.test_play import play_first_legal, sign_in, start, state
@@ -156,29 +157,6 @@ def test_the_session_secret_is_made_once_and_shared(engine: Engine) -> None:
         assert 'id="signed-in"' not in two.get("/games/blumengarten").text
 
 
-def test_a_game_left_idle_counts_against_no_cap_and_goes_on_when_opened(
-    engine: Engine,
-) -> None:
-    with TestClient(create_app(engine, settings=SETTINGS)) as client:
-        csrf = sign_in(client, make_account(engine, "alice"))
-        left = start(client, csrf, "blumengarten", seats="1", seat="0")
-        shown = your_turn(client, left)
-        refused = client.post(
-            "/games/blumengarten/play", data={"csrf": csrf, "seats": "1", "seat": "0"}
-        )
-        assert refused.status_code == 429 and "at most 1" in refused.text
-        kill_copies(client)  # its server died long ago: its row unmoved for an hour
-        with engine.begin() as connection:
-            connection.execute(
-                sa.text("UPDATE live_game SET updated = :t WHERE id = :i"),
-                {"t": utcnow() - timedelta(hours=1), "i": left},
-            )
-        other = start(client, csrf, "blumengarten", seats="1", seat="0")
-        assert other != left
-        again = your_turn(client, left)  # opened again: rebuilt, the idle timer anew
-        assert again["moves"] == shown["moves"] == [] and again["legal"] == shown["legal"]
-
-
 def test_a_game_whose_server_died_before_storing_it_is_stored_when_opened(
     engine: Engine,
 ) -> None:
@@ -199,3 +177,53 @@ def test_a_game_whose_server_died_before_storing_it_is_stored_when_opened(
     with Session(engine) as session:
         assert [game.id for game in session.exec(select(GameResult))] == [final["record_id"]]
         assert session.exec(select(LiveGame)).all() == []
+
+
+def rewrite_row(engine: Engine, game_id: str, actions: str, *, age_seconds: float) -> None:
+    """What a dead server left: the row at ``actions`` (JSON), unwritten for a while."""
+    with engine.begin() as connection:
+        connection.execute(
+            sa.text("UPDATE live_game SET actions = :a, moves = :m, updated = :t WHERE id = :i"),
+            {
+                "a": actions,
+                "m": len(json.loads(actions)),
+                "t": utcnow() - timedelta(seconds=age_seconds),
+                "i": game_id,
+            },
+        )
+
+
+def test_the_sweeper_ends_abandoned_games_without_a_request(engine: Engine) -> None:
+    with TestClient(create_app(engine, settings=SETTINGS)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        game_id = start(client, csrf, "koenigsgarten", seats="2", seat="1", opponent1="random")
+        your_turn(client, game_id)
+        kill_copies(client)
+    # The server died with the bot to move: nobody's fault but the host's.
+    rewrite_row(engine, game_id, "[]", age_seconds=3600)
+    humans = HumanGames(engine, HumanLimits(sweep_seconds=0.05))
+    humans.start_sweeping()
+    try:
+        wait_until(lambda: live_row(engine, game_id) is None, what="the sweep")
+    finally:
+        humans.stop_sweeping()
+    with Session(engine) as session:
+        stored = session.exec(select(GameResult)).one()
+    assert stored.status == "error" and stored.offender is None
+    assert "the server stopped while random@1 was to move" in stored.record
+
+
+def test_an_abandoned_game_opened_again_has_ended(engine: Engine) -> None:
+    with TestClient(create_app(engine, settings=SETTINGS)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        game_id = start(client, csrf, "blumengarten", seats="1", seat="0")
+        your_turn(client, game_id)
+        kill_copies(client)
+        # Its last action (a resignation) was written, the game never stored.
+        rewrite_row(engine, game_id, '["resign"]', age_seconds=3600)
+        answer = client.get(f"/play/{game_id}/state")
+        assert answer.status_code == 404 and "has ended: its record is /records/" in answer.text
+        record_id = int(answer.json()["detail"].rpartition("/")[2])
+        record = client.get(f"/api/records/{record_id}").json()
+    assert record["termination"] != "error" and record["record"]["actions"] == [[0, "resign"]]
+    assert live_row(engine, game_id) is None

@@ -332,6 +332,30 @@ def test_a_submitted_bot_plays_from_the_sandbox(
     assert stored["termination"] != "error" and stored["offender"] is None, stored
 
 
+SLEEPER = """
+import time
+
+class Sleeper:
+    def act(self, observation, legal_actions, time_left):
+        time.sleep(3)
+        return legal_actions[0]
+"""
+
+
+def test_a_bot_past_its_time_per_move_forfeits_on_time(engine: Engine, tmp_path: Path) -> None:
+    code = tmp_path / "sleeper.py"
+    code.write_text(SLEEPER)
+    with session_scope(engine) as session:
+        add_bot(session, name="sleeper", game="koenigsgarten", source=python_source(str(code)))
+    settings = WebSettings(human_bot_seconds=0.5)
+    with TestClient(create_app(engine, settings=settings)) as client:
+        csrf = sign_in(client, make_account(engine, "mallory"))
+        game_id = start(client, csrf, "koenigsgarten", seats="2", seat="1", opponent1="sleeper@1")
+        wait_until(lambda: state(client, game_id)["over"], what="the end")
+        final = state(client, game_id)
+        assert "forfeit by seat 0 (sleeper@1): timeout" in final["result"], final
+
+
 def test_a_session_cookie_expires_and_cannot_be_altered() -> None:
     keys = SessionKeys(b"k" * 32, max_age=60)
     fresh = BrowserSession(7, "abc", int(time.time()), "nonce")
