@@ -535,9 +535,15 @@ def parse_config_body(body: bytes, content_type: str) -> dict[str, Any]:
     return data
 
 
+OPERATOR_FIELDS = ("executor", "ray_address")
+"""Fields of a configuration file that only the operator sets for web-queued tournaments:
+which executors and clusters exist (a web user's ``executor = "ray"`` would start Ray)."""
+
+
 def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConfig:
     """Validate a configuration sent over the web: the command line's rules, and the
-    server's caps. It names no seed: the server draws a secret one (arena.store.sealing).
+    server's caps. It names no seed (the server draws a secret one: arena.store.sealing),
+    no executor and no cluster (:data:`OPERATOR_FIELDS`).
 
     Raises:
         ConfigError: the first problem, naming the field and the value.
@@ -547,11 +553,13 @@ def check_web_config(data: Mapping[str, Any], ctx: WebContext) -> TournamentConf
             f"field 'seed': not allowed over the web: the server draws each tournament's "
             f"seed in secret and reveals it when the tournament is over (got {data['seed']!r:.80})"
         )
-    if data.get("ray_address") is not None:
-        raise ConfigError(
-            f"field 'ray_address': not allowed over the web: the worker's own cluster runs "
-            f"queued tournaments (got {data['ray_address']!r:.80})"
-        )
+    for name in OPERATOR_FIELDS:
+        if name in data:
+            raise ConfigError(
+                f"field {name!r}: not allowed over the web: how and where queued tournaments "
+                f"run is the operator's setting (`arena worker --executor`): leave it out "
+                f"(got {data[name]!r:.80})"
+            )
     config = validate_config(data, "body")
     check_caps(config, ctx.settings.caps)
     return config
@@ -577,9 +585,11 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def web_config_schema() -> dict[str, Any]:
     """The JSON schema of a configuration sent over the web: a configuration file's,
-    without ``seed`` (the server draws it: :func:`check_web_config`)."""
+    without ``seed`` (the server draws it) and :data:`OPERATOR_FIELDS`
+    (:func:`check_web_config`)."""
     schema = inline_refs(TournamentConfig.model_json_schema())
-    schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "seed"}
+    hidden = {"seed", *OPERATOR_FIELDS}
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k not in hidden}
     return schema
 
 

@@ -5,8 +5,8 @@ plays started ladders while the queue is empty.
 with the status ``queued``. A worker (``arena worker``, or the one ``arena serve``
 starts) claims the oldest queued tournament with a compare-and-set on its status, so
 two workers never run the same one, and runs it with :class:`TournamentRunner` and the
-executor its configuration names (or the worker's ``--executor``), exactly as
-``arena tournament run`` would; the runner takes the tournament's driver lease
+worker's executor (``--executor``, ``auto`` by default: a web user names none), exactly
+as ``arena tournament run`` would; the runner takes the tournament's driver lease
 (:mod:`arena.tournament.lease`), so a tournament some other driver runs (an ``arena
 tournament resume``) is left to it, untouched. A worker stopped mid-tournament (SIGTERM, Ctrl-C)
 stores what finished and puts the tournament back in the queue: the next worker plays
@@ -41,6 +41,9 @@ from arena.tournament.driver import RunSummary, TournamentRunner
 from arena.tournament.lease import TournamentBusyError
 
 REQUEUED_MESSAGE = "interrupted: waiting for a worker to resume it"
+DEFAULT_EXECUTOR = "auto"
+"""How a worker runs tournaments unless its operator says (``--executor``); never
+what a queued configuration names (the web refuses ``executor`` and ``ray_address``)."""
 CANCEL_POLL_SECONDS = 0.5
 CANCEL_SIGNAL = signal.SIGUSR1
 
@@ -146,9 +149,10 @@ def run_claimed(
     the worker is stopped, stop it when it is cancelled (a cancel is never undone).
 
     A tournament another driver holds is left to that driver (its status included).
-    Errors of the tournament itself (a bot that cannot load, a failing executor) mark
-    it failed with the message; the worker goes on with the next. Returns None when
-    the tournament failed, or was cancelled as it ended.
+    ``executor`` is the worker's (None: ``auto``), never the configuration's. Errors of
+    the tournament itself (a bot that cannot load, a failing executor) mark it failed
+    with the message; the worker goes on with the next. Returns None when the
+    tournament failed, or was cancelled as it ended.
     """
     try:
         with CancelWatch(engine, tournament_id, cancel_poll_seconds):
@@ -156,7 +160,7 @@ def run_claimed(
                 engine,
                 tournament_id,
                 console=console,
-                executor=executor,
+                executor=executor or DEFAULT_EXECUTOR,
                 on_completed=record_final_ratings,
             )
             summary = runner.run()

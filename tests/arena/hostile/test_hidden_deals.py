@@ -78,7 +78,6 @@ CONFIG = {
     "game": "koenigsgarten",
     "bots": ["random", "first-legal"],
     "games": 2,
-    "executor": "local",  # the games in this process: quick
 }
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -135,7 +134,7 @@ def test_a_hosted_tournament_hides_its_own_seed_until_the_end(web: Web) -> None:
     assert first["seed_commitment"] != second["seed_commitment"]
     seeds = {stored_seed(web, t["id"]) for t in (first, second)}
     assert len(seeds) == 2 and 1 not in seeds  # each its own, none the old default
-    assert run_worker(web.engine, once=True, console=QUIET) == 2
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 2
     tournament_id, seed = first["id"], stored_seed(web, first["id"])
 
     set_status(web, tournament_id, "running")  # as while it runs, with games stored

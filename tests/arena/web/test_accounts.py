@@ -112,7 +112,7 @@ def test_submissions_are_rate_limited_per_token_with_retry_after(web: Web) -> No
     limited = web.client.post(
         "/api/tournaments",
         headers=alice,
-        json={"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"},
+        json={"game": "koenigsgarten", "bots": ["random", "first-legal"]},
     )
     assert limited.status_code == 429
     assert 1 <= int(limited.headers["retry-after"]) <= 60
@@ -120,6 +120,6 @@ def test_submissions_are_rate_limited_per_token_with_retry_after(web: Web) -> No
     other = web.client.post(
         "/api/tournaments",
         headers=bob,
-        json={"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"},
+        json={"game": "koenigsgarten", "bots": ["random", "first-legal"]},
     )
     assert other.status_code == 202

@@ -22,7 +22,6 @@ name = "queued round robin"
 game = "koenigsgarten"
 bots = ["random", "first-legal", "greedy"]
 games = 2
-executor = "local"
 """
 
 
@@ -38,11 +37,11 @@ def test_a_toml_config_is_queued_and_a_worker_runs_it(web: Web) -> None:
     assert queued["status"] == TournamentStatus.QUEUED and queued["owner"] == "alice"
     assert queued["scheduled"] == 6 and queued["stored"] == 0
     assert response.headers["location"] == f"/api/tournaments/{queued['id']}"
-    assert run_worker(web.engine, once=True, console=QUIET) == 1
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 1
     done = web.client.get(f"/api/tournaments/{queued['id']}").json()
     assert done["status"] == "completed" and done["stored"] == 6
     assert web.client.get(f"/api/tournaments/{queued['id']}/report").status_code == 200
-    assert run_worker(web.engine, once=True, console=QUIET) == 0
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 0
 
 
 def test_a_failure_while_queueing_leaves_nothing_behind(
@@ -55,7 +54,7 @@ def test_a_failure_while_queueing_leaves_nothing_behind(
     # written: the tournament and its participants are in the transaction by then.
     monkeypatch.setattr(arena.tournament.driver, "schedule_games", failing)
     monkeypatch.setattr(arena.tournament.driver, "set_generated_schedule", failing)
-    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
     response = web.client.post("/api/tournaments", headers=web.auth(), json=config)
     assert response.status_code == 503, response.text
     with web.engine.connect() as connection:
@@ -67,7 +66,7 @@ def test_a_failure_while_queueing_leaves_nothing_behind(
 
 
 def test_a_claimed_tournament_says_so(web: Web) -> None:
-    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
     tournament_id = web.client.post("/api/tournaments", headers=web.auth(), json=config).json()[
         "id"
     ]
@@ -79,7 +78,7 @@ def test_a_claimed_tournament_says_so(web: Web) -> None:
 
 
 def test_two_workers_never_claim_the_same_tournament(web: Web) -> None:
-    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
     alice = web.auth()
     ids = [
         web.client.post("/api/tournaments", headers=alice, json=config).json()["id"] for _ in "ab"
@@ -96,7 +95,6 @@ def test_a_stopped_worker_puts_the_tournament_back_in_the_queue(
         "game": "koenigsgarten",
         "bots": ["random", "first-legal"],
         "games": 4,
-        "executor": "local",
     }
     tournament_id = web.client.post("/api/tournaments", headers=web.auth(), json=config).json()[
         "id"
@@ -108,18 +106,18 @@ def test_a_stopped_worker_puts_the_tournament_back_in_the_queue(
 
     monkeypatch.setattr(TournamentRunner, "_play", interrupted)
     assert claim_next(web.engine) == tournament_id
-    summary = run_claimed(web.engine, tournament_id, executor=None, console=QUIET)
+    summary = run_claimed(web.engine, tournament_id, executor="local", console=QUIET)
     assert summary is not None and summary.status == "interrupted"
     requeued = web.client.get(f"/api/tournaments/{tournament_id}").json()
     assert requeued["status"] == TournamentStatus.QUEUED and requeued["message"] == REQUEUED_MESSAGE
     monkeypatch.setattr(TournamentRunner, "_play", original)
-    assert run_worker(web.engine, once=True, console=QUIET) == 1
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 1
     assert web.client.get(f"/api/tournaments/{tournament_id}").json()["stored"] == 4
 
 
 def test_only_the_owner_cancels_and_a_cancelled_tournament_is_not_run(web: Web) -> None:
     alice, bob = web.auth("alice"), web.auth("bob")
-    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
     tournament_id = web.client.post("/api/tournaments", headers=alice, json=config).json()["id"]
     refused = web.client.post(f"/api/tournaments/{tournament_id}/cancel", headers=bob)
     assert refused.status_code == 403
@@ -127,7 +125,7 @@ def test_only_the_owner_cancels_and_a_cancelled_tournament_is_not_run(web: Web) 
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     twice = web.client.post(f"/api/tournaments/{tournament_id}/cancel", headers=alice)
     assert twice.status_code == 409 and "already cancelled" in twice.json()["detail"]
-    assert run_worker(web.engine, once=True, console=QUIET) == 0
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 0
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,6 @@ def test_the_served_worker_runs_a_queued_tournament(tmp_path: Path) -> None:
                 "game": "koenigsgarten",
                 "bots": ["random", "first-legal"],
                 "games": 4,
-                "executor": "local",
             },
         )
         assert queued.status_code == 202, queued.text

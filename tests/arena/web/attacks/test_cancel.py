@@ -57,23 +57,39 @@ class Staller:
         return found
 
 
-@pytest.fixture
-def worker(web: Web, db_url: str) -> Iterator[subprocess.Popen[bytes]]:
+def start_worker(db_url: str, *options: str) -> subprocess.Popen[bytes]:
     environment = {key: value for key, value in os.environ.items() if key != "ARENA_DB"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "worker", "--poll", "0.2", "--db", db_url],
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "worker", "--poll", "0.2", "--db", db_url, *options],
         env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    yield process
+
+
+def end(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.kill()
         process.wait()
 
 
+@pytest.fixture
+def worker(web: Web, db_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    process = start_worker(db_url)
+    yield process
+    end(process)
+
+
+@pytest.fixture
+def ray_worker(web: Web, db_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A worker its operator runs with Ray (a web user cannot ask for it)."""
+    process = start_worker(db_url, "--executor", "ray")
+    yield process
+    end(process)
+
+
 def start_stalling_tournament(
-    web: Web, worker: subprocess.Popen[bytes], staller: Staller, executor: str = "local"
+    web: Web, worker: subprocess.Popen[bytes], staller: Staller
 ) -> tuple[str, dict[str, str]]:
     """Queue a tournament whose first game waits on the staller; returns its URL and
     its owner's headers once the worker runs it and the staller's process is up."""
@@ -85,7 +101,6 @@ def start_stalling_tournament(
         "bots": [label, "random"],
         "games": 4,
         "time_per_move": 60,
-        "executor": executor,
         "workers": 2,
     }
     owner = web.auth(f"owner-{staller.name[-12:]}")
@@ -154,17 +169,18 @@ def test_a_worker_stopped_just_after_a_cancel_leaves_it_cancelled(
 
 @pytest.mark.slow  # starts Ray
 def test_with_ray_a_cancel_kills_the_bots_and_a_stop_requeues(
-    web: Web, worker: subprocess.Popen[bytes], db_url: str
+    web: Web, ray_worker: subprocess.Popen[bytes], db_url: str
 ) -> None:
     if db_url.startswith("postgresql"):
         pytest.skip("Ray's start-up is slow: the database's part is the same as above")
+    worker = ray_worker
     first = Staller()
-    cancelled, owner = start_stalling_tournament(web, worker, first, executor="ray")
+    cancelled, owner = start_stalling_tournament(web, worker, first)
     cancel(web, cancelled, owner)
     wait_until(lambda: not first.processes(), what="Ray's staller outlived the cancel")
     assert worker.poll() is None
     second = Staller()
-    stopped, _ = start_stalling_tournament(web, worker, second, executor="ray")
+    stopped, _ = start_stalling_tournament(web, worker, second)
     stop(worker)  # exit code 0: not Ray's own exit in the middle of a write
     wait_until(lambda: not second.processes(), what="Ray's staller outlived its worker")
     assert web.client.get(cancelled).json()["status"] == "cancelled"

@@ -24,7 +24,7 @@ from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.web.app import WebSettings, create_app, load_settings
 from tests.arena.web.conftest import FIRST_LEGAL, TEST_SETTINGS, Web, make_account
 
-BASE = {"game": "koenigsgarten", "bots": ["random", "first-legal"], "executor": "local"}
+BASE = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
 SOLITAIRE = {"game": "blumengarten", "format": "solitaire", "bots": ["greedy"]}
 
 
@@ -126,7 +126,7 @@ def _run(engine: Engine, **config: object) -> list[tuple[str, str | None, int | 
     source = BotSource(PYTHON, "FirstLegal", {}, FIRST_LEGAL)
     with session_scope(engine) as session:
         add_bot(session, name="legal", game="koenigsgarten", source=source)
-    settings = {**BASE, "bots": ["legal", "first-legal"], "games": 1, **config}
+    settings = {**BASE, "bots": ["legal", "first-legal"], "games": 1, "executor": "local", **config}
     with session_scope(engine) as session:
         tournament_id = create_tournament(session, validate_config(settings))
     TournamentRunner(engine, tournament_id, console=Console(file=io.StringIO())).run()
