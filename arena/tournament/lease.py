@@ -61,6 +61,22 @@ class Holder:
             f"(last heartbeat {max(age, 0):.0f} s ago)"
         )
 
+    @classmethod
+    def of(
+        cls,
+        token: str | None,
+        host: str | None,
+        pid: int | None,
+        since: datetime | None,
+        renewed: datetime | None,
+    ) -> Holder | None:
+        """The holder the lease columns name, None when they name no host. A web worker
+        writes its host and pid there when it claims a tournament, before its driver
+        takes the lease (``token`` None: nobody holds it yet, but someone runs it)."""
+        if host is None or since is None or renewed is None:
+            return None
+        return cls(token or "", host, int(pid or 0), _aware(since), _aware(renewed))
+
     def gone(self, now: datetime, stale_seconds: float) -> bool:
         """The holder no longer runs: a dead pid on this host, or a stale heartbeat."""
         if (now - self.renewed).total_seconds() > stale_seconds:
@@ -106,7 +122,7 @@ def read_holder(engine: Engine, tournament_id: int) -> Holder | None:
     token, host, pid, since, renewed = row
     if token is None:
         return None
-    return Holder(token, host or "?", int(pid or 0), _aware(since), _aware(renewed))
+    return Holder.of(token, host or "?", pid, since, renewed)
 
 
 class DriverLease:

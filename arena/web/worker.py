@@ -10,7 +10,10 @@ as ``arena tournament run`` would; the runner takes the tournament's driver leas
 (:mod:`arena.tournament.lease`), so a tournament some other driver runs (an ``arena
 tournament resume``) is left to it, untouched. A worker stopped mid-tournament (SIGTERM, Ctrl-C)
 stores what finished and puts the tournament back in the queue: the next worker plays
-exactly the games still missing.
+exactly the games still missing. A worker killed outright (SIGKILL, a lost machine)
+cannot: its claim names it (host and pid, in the lease's columns, until its driver
+holds the lease), and the next worker to look at the queue puts back every tournament
+whose worker is gone by the lease's rule (:func:`requeue_orphans`).
 
 A cancel is durable and prompt: while a tournament runs, a thread of the worker looks
 at its status every :data:`CANCEL_POLL_SECONDS` and, once it is cancelled, interrupts
@@ -22,7 +25,9 @@ the worker then goes on or is stopped.
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import socket
 import threading
 from types import FrameType, TracebackType
 
@@ -36,11 +41,12 @@ from arena.ladder.worker import LadderPlayer
 from arena.report.build import record_final_ratings
 from arena.store.db import session_scope
 from arena.store.games import read_status, set_status
-from arena.store.models import Tournament, TournamentStatus
+from arena.store.models import Tournament, TournamentStatus, utcnow
 from arena.tournament.driver import RunSummary, TournamentRunner
-from arena.tournament.lease import TournamentBusyError
+from arena.tournament.lease import STALE_SECONDS, Holder, TournamentBusyError
 
 REQUEUED_MESSAGE = "interrupted: waiting for a worker to resume it"
+ORPHAN_MESSAGE = "its worker stopped: waiting for another to resume it"
 DEFAULT_EXECUTOR = "auto"
 """How a worker runs tournaments unless its operator says (``--executor``); never
 what a queued configuration names (the web refuses ``executor`` and ``ray_address``)."""
@@ -52,8 +58,58 @@ TOURNAMENTS = Tournament.__table__  # type: ignore[attr-defined]
 log = logging.getLogger(__name__)
 
 
+def requeue_orphans(engine: Engine, *, stale_seconds: float = STALE_SECONDS) -> list[int]:
+    """Put back in the queue every web-queued tournament claimed or running whose worker
+    is gone (a dead pid on this host, or no heartbeat for ``stale_seconds``: the rule of
+    :mod:`arena.tournament.lease`); returns their ids. The next claim resumes each,
+    playing exactly the games it misses.
+
+    Raises:
+        StorageError: the database failed.
+    """
+    t = TOURNAMENTS
+    lease = (t.c.lease_token, t.c.lease_host, t.c.lease_pid, t.c.lease_since, t.c.lease_renewed)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            sa.select(t.c.id, t.c.status, *lease).where(
+                t.c.owner_id.is_not(None),
+                t.c.status.in_([TournamentStatus.CLAIMED, TournamentStatus.RUNNING]),
+            )
+        ).all()
+    now = utcnow()
+    requeued = []
+    for tournament_id, status, token, host, pid, since, renewed in rows:
+        holder = Holder.of(token, host, pid, since, renewed)
+        if holder is None or not holder.gone(now, stale_seconds):
+            continue
+        with session_scope(engine) as session:
+            # Unless its driver changed meanwhile (another worker took it over).
+            same_token = t.c.lease_token.is_(None) if token is None else t.c.lease_token == token
+            put_back = session.connection().execute(
+                sa.update(t)
+                .where(
+                    t.c.id == tournament_id, t.c.status == status, same_token, t.c.lease_pid == pid
+                )
+                .values(
+                    status=TournamentStatus.QUEUED,
+                    message=f"{ORPHAN_MESSAGE} ({holder.describe(now)})",
+                    **{column.name: None for column in lease},
+                )
+            )
+        if put_back.rowcount == 1:
+            log.warning(
+                "tournament %s requeued: its worker %s is gone", tournament_id, holder.describe(now)
+            )
+            requeued.append(int(tournament_id))
+    return requeued
+
+
 def claim_next(engine: Engine) -> int | None:
-    """Take the oldest queued tournament for this worker; None when the queue is empty."""
+    """Take the oldest queued tournament for this worker (after requeueing those whose
+    worker is gone: :func:`requeue_orphans`); None when the queue is empty. The claim
+    names this process in the lease's columns, without a token: until its driver takes
+    the lease, another worker tells from them whether it still runs."""
+    requeue_orphans(engine)
     while True:
         with engine.connect() as connection:
             candidate = connection.execute(
@@ -64,13 +120,21 @@ def claim_next(engine: Engine) -> int | None:
             ).scalar()
         if candidate is None:
             return None
+        now = utcnow()
         with session_scope(engine) as session:
             claimed = session.connection().execute(
                 sa.update(TOURNAMENTS)
                 .where(
                     TOURNAMENTS.c.id == candidate, TOURNAMENTS.c.status == TournamentStatus.QUEUED
                 )
-                .values(status=TournamentStatus.CLAIMED, message=None)
+                .values(
+                    status=TournamentStatus.CLAIMED,
+                    message=None,
+                    lease_host=socket.gethostname(),
+                    lease_pid=os.getpid(),
+                    lease_since=now,
+                    lease_renewed=now,
+                )
             )
         if claimed.rowcount == 1:
             return int(candidate)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
+import socket
+import subprocess
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -10,9 +14,17 @@ from rich.console import Console
 
 import arena.tournament.driver
 from arena.errors import StorageError
-from arena.store.models import TournamentStatus
+from arena.store.models import TournamentStatus, utcnow
 from arena.tournament.driver import TournamentRunner
-from arena.web.worker import REQUEUED_MESSAGE, claim_next, run_claimed, run_worker
+from arena.tournament.lease import STALE_SECONDS, read_holder
+from arena.web.worker import (
+    ORPHAN_MESSAGE,
+    REQUEUED_MESSAGE,
+    claim_next,
+    requeue_orphans,
+    run_claimed,
+    run_worker,
+)
 from tests.arena.web.conftest import Web
 
 QUIET = Console(file=io.StringIO())
@@ -187,3 +199,60 @@ def test_bad_configurations_are_refused_naming_the_field(
     assert response.status_code == status, response.text
     assert words in response.json()["detail"]
     assert web.client.get("/api/tournaments").json()["total"] == 0
+
+
+def dead_pid() -> int:
+    """The pid of a process that ran and was reaped."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def set_lease(web: Web, tournament_id: int, **values: object) -> None:
+    columns = ", ".join(f"lease_{name} = :{name}" for name in values)
+    with web.engine.begin() as connection:
+        connection.execute(
+            sa.text(f"UPDATE tournament SET {columns} WHERE id = :id"),
+            {**values, "id": tournament_id},
+        )
+
+
+def test_a_claim_names_its_worker_and_a_gone_workers_claim_is_requeued(web: Web) -> None:
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
+    tournament_id = web.client.post("/api/tournaments", headers=web.auth(), json=config).json()[
+        "id"
+    ]
+    assert claim_next(web.engine) == tournament_id
+    with web.engine.connect() as connection:
+        host, pid = connection.execute(
+            sa.text("SELECT lease_host, lease_pid FROM tournament WHERE id = :id"),
+            {"id": tournament_id},
+        ).one()
+    assert (host, pid) == (socket.gethostname(), os.getpid())
+    assert read_holder(web.engine, tournament_id) is None  # no driver holds it yet
+    assert requeue_orphans(web.engine) == []  # its worker (this process) runs
+    set_lease(web, tournament_id, pid=dead_pid())  # killed before its driver started
+    assert requeue_orphans(web.engine) == [tournament_id]
+    requeued = web.client.get(f"/api/tournaments/{tournament_id}").json()
+    assert requeued["status"] == "queued" and requeued["message"].startswith(ORPHAN_MESSAGE)
+    assert run_worker(web.engine, once=True, console=QUIET, executor="local") == 1
+    assert web.client.get(f"/api/tournaments/{tournament_id}").json()["status"] == "completed"
+
+
+def test_a_running_tournament_elsewhere_is_requeued_only_when_its_heartbeat_is_stale(
+    web: Web,
+) -> None:
+    config = {"game": "koenigsgarten", "bots": ["random", "first-legal"]}
+    tournament_id = web.client.post("/api/tournaments", headers=web.auth(), json=config).json()[
+        "id"
+    ]
+    assert claim_next(web.engine) == tournament_id
+    set_lease(web, tournament_id, token="t", host="elsewhere", pid=1, since=utcnow())
+    with web.engine.begin() as connection:
+        connection.execute(sa.text("UPDATE tournament SET status = 'running'"))
+    set_lease(web, tournament_id, renewed=utcnow() - timedelta(seconds=STALE_SECONDS - 60))
+    assert requeue_orphans(web.engine) == []
+    set_lease(web, tournament_id, renewed=utcnow() - timedelta(seconds=STALE_SECONDS + 60))
+    assert requeue_orphans(web.engine) == [tournament_id]
+    assert read_holder(web.engine, tournament_id) is None
+    assert claim_next(web.engine) == tournament_id
