@@ -61,7 +61,8 @@ class BenchError(ArenaError):
     """The benchmark cannot run here (no Chromium, no playwright, a server that fails)."""
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port of loopback free now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -94,7 +95,7 @@ def browser_round_trips(
         # starts one every few moves.
         settings = Path(folder) / "web.toml"
         settings.write_text("[rate_limit]\nrequests = 100000\n")
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         command = ["serve", "--port", str(port), "--no-worker", "--db", db]
         command += ["--settings", str(settings)]
@@ -105,7 +106,7 @@ def browser_round_trips(
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         try:
-            _wait_up(server, url)
+            wait_up(server, url)
             with sync_playwright() as driver:
                 browser = driver.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
                 try:
@@ -117,7 +118,12 @@ def browser_round_trips(
             server.wait(10)
 
 
-def _wait_up(server: subprocess.Popen[bytes], url: str) -> None:
+def wait_up(server: subprocess.Popen[bytes], url: str) -> None:
+    """Wait until the ``arena serve`` process ``server`` answers at ``url``.
+
+    Raises:
+        BenchError: it exited, or did not answer within 120 s.
+    """
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:

@@ -584,6 +584,53 @@ def browser(
     console.print(table)
 
 
+@app.command("busy-games")
+def busy_games(
+    games: Annotated[int, typer.Option(help="browser games at once", min=1)] = 4,
+    game: Annotated[str, typer.Option(help="a two-seat game")] = "kardinal",
+    bot: Annotated[str, typer.Option(help="the bot they play")] = "ismcts:iterations=100000",
+    requests: Annotated[int, typer.Option(help="requests timed per phase", min=2)] = 200,
+    warmup: Annotated[float, typer.Option(help="seconds of play before timing", min=0)] = 10.0,
+    checkout: Annotated[
+        Path | None,
+        typer.Option(help="run the server from this checkout of arena (a before/after)"),
+    ] = None,
+) -> None:
+    """GET /api/games latency of a live server, idle and while browser games keep
+    their bots searching (loopback, one run)."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
+    from arena.bench.busy_games import busy_games as measure
+
+    result = measure(
+        games=games, game=game, bot=bot, requests=requests, warmup=warmup, checkout=checkout
+    )
+    table = Table(
+        title=f"GET /api/games, idle and with {result.games} browser games of {result.game} "
+        f"against {result.bot} ({result.bot_moves} bot moves), loopback"
+    )
+    for column in ("phase", "requests", "p50 ms", "p90 ms", "max ms", "load (1 min)"):
+        table.add_column(column, justify="right")
+    for phase, latencies, load in (
+        ("idle", result.idle, result.load_before),
+        ("busy", result.busy, result.load_after),
+    ):
+        table.add_row(
+            phase,
+            str(len(latencies.seconds)),
+            f"{latencies.p50 * 1e3:.1f}",
+            f"{latencies.p90 * 1e3:.1f}",
+            f"{max(latencies.seconds) * 1e3:.1f}",
+            f"{load:.2f}",
+        )
+    console.print(table)
+    console.print(
+        f"busy / idle: p50 {result.busy.p50 / result.idle.p50:.2f}, "
+        f"p90 {result.busy.p90 / result.idle.p90:.2f}; the web process used "
+        f"{result.server_cpu_seconds:.1f} s of CPU in the {result.busy_seconds:.1f} s busy phase"
+    )
+
+
 @app.command("envs")
 def envs(
     game: Annotated[
