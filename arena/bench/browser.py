@@ -82,15 +82,8 @@ def browser_round_trips(
         raise BenchError("arena bench browser needs the playwright package") from None
     if not chromium.exists():
         raise BenchError(f"no Chromium at {str(chromium)!r}")
-    from arena.store.db import open_database, session_scope
-    from arena.web.accounts import create_account
-
     with tempfile.TemporaryDirectory() as folder:
-        db = str(Path(folder) / "arena.db")
-        engine = open_database(db)
-        with session_scope(engine) as session:
-            _, token = create_account(session, "bench")
-        engine.dispose()
+        db, token = database_with_account(Path(folder))
         # Starting a game counts against the account's write limit; the benchmark
         # starts one every few moves.
         settings = Path(folder) / "web.toml"
@@ -116,6 +109,20 @@ def browser_round_trips(
         finally:
             server.terminate()
             server.wait(10)
+
+
+def database_with_account(folder: Path) -> tuple[str, str]:
+    """A new SQLite database in ``folder`` with one account, ``bench``: its path and
+    the account's token."""
+    from arena.store.db import open_database, session_scope
+    from arena.web.accounts import create_account
+
+    db = str(folder / "arena.db")
+    engine = open_database(db)
+    with session_scope(engine) as session:
+        _, token = create_account(session, "bench")
+    engine.dispose()
+    return db, token
 
 
 def wait_up(server: subprocess.Popen[bytes], url: str) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 
 import arena
-from arena.bench.browser import BenchError, free_port, wait_up
+from arena.bench.browser import BenchError, database_with_account, free_port, wait_up
 
 CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
 POLL_SECONDS = 0.2
@@ -153,15 +153,8 @@ def busy_games(
     Raises:
         BenchError: the server does not start, or a game cannot be played.
     """
-    from arena.store.db import open_database, session_scope
-    from arena.web.accounts import create_account
-
     with tempfile.TemporaryDirectory() as folder:
-        db = str(Path(folder) / "arena.db")
-        engine = open_database(db)
-        with session_scope(engine) as session:
-            _, token = create_account(session, "bench")
-        engine.dispose()
+        db, token = database_with_account(Path(folder))
         settings = Path(folder) / "web.toml"
         settings.write_text(
             f"human_games_per_account = {games}\nhuman_games = {max(games, 16)}\n"
