@@ -38,10 +38,10 @@ def test_another_worker_takes_up_the_tournament_of_a_killed_one(web: Web, db_url
         def taken_up() -> bool:
             assert second.poll() is None, second.stderr.read() if second.stderr else ""
             holder = read_holder(web.engine, tournament_id)
-            return holder is not None and holder.pid == second.pid
+            running = web.client.get(url).json()["status"] == "running"
+            return holder is not None and holder.pid == second.pid and running
 
         wait_until(taken_up, what="no worker took the tournament up")
-        assert web.client.get(url).json()["status"] == "running"
         wait_until(
             lambda: bool(set(staller.processes()) - killed_game),
             what="the game was not played again",
