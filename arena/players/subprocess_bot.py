@@ -74,6 +74,8 @@ from engines.seeding import MAX_SEED
 READ_CHUNK = 65536
 REAP_SECONDS = 5.0
 """How long the game's processes of a zygote may take to die once killed."""
+READY_AT_ONCE_SECONDS = 0.005
+"""How long a warm game's first answer is awaited before its process is looked for."""
 UNTIMED = TimeControl()
 STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
@@ -309,6 +311,8 @@ class SubprocessBot(Bot):
         """The host's PID of the zygote's game being played."""
         self._zygote_pidfd: int | None = None
         self._game_pidfd: int | None = None
+        self._pipe_names: frozenset[str] | None = None
+        """The names of the pipes to the running zygote (``pipe:[inode]``)."""
         self._snapshot: tuple[zygote.Snapshot, tuple[str, str, str]] | None = None
         """The stopped zygote's and reaper's counts at the start of the game."""
         self.name = name
@@ -427,7 +431,7 @@ class SubprocessBot(Bot):
         with self._faults_stop_the_bot("while starting"):
             self._check_plays(info)
         try:
-            zygote.renew(process, pid)
+            last_pid = zygote.renew(process, pid)
             if self._snapshot is not None:  # stopped since its last game
                 assert self._zygote_pidfd is not None
                 signal.pidfd_send_signal(self._zygote_pidfd, signal.SIGCONT)
@@ -438,21 +442,47 @@ class SubprocessBot(Bot):
         except (BotFault, _Exited, OSError):
             self._stop()  # it ended between games: this one is played cold
             return False
-        # It stops once its intermediate child, which forked the game's process, ended.
+        # The game's process answers while its zygote stops (once its intermediate
+        # child, which forked the game's process, ended): its answer is read first, the
+        # bot not frozen yet (a frozen zygote would never stop).
+        answer = self._ready_at_once(deadline)
         if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
             self._stop()  # the next game starts a new one; this one is played cold
             return False
-        faults = zygote.pristine_faults(pid, self._pipes())
-        if faults:
+        faults, counts = zygote.inspect(pid, self._pipes())
+        if faults or counts is None:
             return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
         try:
-            self._snapshot = (zygote.snapshot(pid), zygote.reaper_switches(process))
+            self._snapshot = (counts, zygote.reaper_switches(process))
         except zygote.ZygoteUnfit as exc:
             return self._go_cold(str(exc))
         with self._faults_stop_the_bot("while starting"):
-            self._watch_game(pid)
-            self._expect(self._read_reply(deadline), "ready")
+            self._watch_game(pid, last_pid)
+            if answer is None:
+                reply = self._read_reply(deadline)
+            else:
+                if process.cgroup is not None:
+                    process.cgroup.freeze()
+                reply = self._parse_reply(answer)
+            self._expect(reply, "ready")
         return True
+
+    def _ready_at_once(self, deadline: float) -> bytes | None:
+        """The game's first answer when it comes within :data:`READY_AT_ONCE_SECONDS`
+        (as a rule); None when it does not (a slow machine, or the game's process
+        ended: its end is then watched while the answer is awaited).
+
+        Raises:
+            BotFault: it wrote something wrong (the bot is stopped).
+        """
+        assert self._channel is not None
+        with self._faults_stop_the_bot("while starting"):
+            try:
+                return self._channel.receive(
+                    min(deadline, time.monotonic() + READY_AT_ONCE_SECONDS)
+                )
+            except (BotTimeout, _Exited):  # the zygote may have ended: looked at next
+                return None
 
     def _zygote_ended(self) -> bool:
         assert self._zygote_pidfd is not None
@@ -482,17 +512,19 @@ class SubprocessBot(Bot):
 
     def _pipes(self) -> frozenset[str]:
         assert self._channel is not None
-        ends = (self._channel.stdin, self._channel.stdout, self._channel.stderr)
-        return frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in ends)
+        if self._pipe_names is None:
+            ends = (self._channel.stdin, self._channel.stdout, self._channel.stderr)
+            self._pipe_names = frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in ends)
+        return self._pipe_names
 
-    def _watch_game(self, pid: int) -> None:
+    def _watch_game(self, pid: int, last_pid: int) -> None:
         """Find the game's process and end reads when it ends.
 
         Raises:
             BotCrash: there is none (it ended at once).
         """
         assert self.process is not None and self._channel is not None
-        game = zygote.game_process(self.process, pid)
+        game = zygote.game_process(self.process, pid, last_pid)
         try:
             self._game_pidfd = os.pidfd_open(game) if game is not None else None
         except OSError:
@@ -508,7 +540,9 @@ class SubprocessBot(Bot):
         process, channel, pid = self.process, self._channel, self.zygote_pid
         assert process is not None and channel is not None and pid is not None
         grace = self.limits.quit_seconds
-        ended = zygote.end_game(process, pid, grace, time.monotonic() + grace + REAP_SECONDS)
+        ended = zygote.end_game(
+            process, pid, self._game_pidfd, grace, time.monotonic() + grace + REAP_SECONDS
+        )
         channel.watch(None)
         self._close_game_pidfd()
         channel.collect_stderr(time.monotonic())
@@ -622,6 +656,11 @@ class SubprocessBot(Bot):
         line = self._channel.receive(deadline)
         if self.process.cgroup is not None:
             self.process.cgroup.freeze()  # not waited for: it lands within microseconds
+        return self._parse_reply(line)
+
+    @staticmethod
+    def _parse_reply(line: bytes) -> dict[str, Any]:
+        """Raises BotMalformedOutput, BotProtocolError or BotErrorReport."""
         try:
             reply = json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply
@@ -670,7 +709,7 @@ class SubprocessBot(Bot):
         process, channel = self.process, self._channel
         self.process = self._channel = None
         self.zygote_pid = self.game_pid = None
-        self._snapshot = None
+        self._snapshot = self._pipe_names = None
         self._close_game_pidfd()
         if self._zygote_pidfd is not None:
             os.close(self._zygote_pidfd)

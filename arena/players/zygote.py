@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
+import select
 import signal
 import time
 from dataclasses import dataclass
@@ -35,18 +37,21 @@ from arena.players.sandbox.isolation import in_child
 from arena.players.sandbox.process import SandboxedProcess
 from arena.players.sandbox.rootfs import FRESH, RuntimeBelow
 from arena.players.sandbox.runtime import WORK_DIR, Runtime, host_runtime
+from arena.players.sandbox.warden import WardenError, draw_last_pid
 
-LAST_PID = 1000
-"""The last process id of the zygote's PID namespace before each game: every game's
-processes get the same ids (a game cannot count another's processes)."""
-GAME_PID = LAST_PID + 2
-"""The game's process: the zygote forks a process (LAST_PID + 1) that forks it."""
+GAME_AFTER_LAST_PID = 2
+"""The game's process id is the last PID drawn plus this, as a rule: the zygote forks a
+process (the next id) that forks it (the one after)."""
 PROTOCOL_FDS = frozenset({0, 1, 2, 3})
 """The zygote's pipes to the arena: stdin, stdout (then pointed at stderr), stderr,
 and its copy of stdout for the protocol."""
 SHELL = "/bin/sh"
 POLL_SECONDS = 0.001
+PROC_READ_BYTES = 1 << 16
+FIRST_PAUSE_SECONDS = 0.00002
 STOP_SECONDS = 10.0
+RENEW_SECONDS = 10.0
+"""How long the warden may take to renew a sandbox (a loaded machine's worst case)."""
 
 
 class ZygoteUnfit(Exception):
@@ -67,15 +72,30 @@ class Snapshot:
     (``prlimit``), and its pending signals."""
 
 
+def _read(path: str) -> str:
+    """A ``/proc`` file whole, as text.
+
+    Raises:
+        OSError: it cannot be read (the process ended).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = os.read(fd, PROC_READ_BYTES)
+        while chunk := os.read(fd, PROC_READ_BYTES):  # a long file (maps) in parts
+            data += chunk
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace")
+
+
 def _status(pid: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
-        return {k: v.strip() for k, _, v in (line.partition(":") for line in status)}
+    lines = _read(f"/proc/{pid}/status").splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def _stat(pid: int) -> list[str]:
     """The fields of ``/proc/PID/stat`` from the state on (field 3 is item 0)."""
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-        return stat.read().rpartition(")")[2].split()
+    return _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
 
 
 def _state(pid: int) -> str:
@@ -103,14 +123,17 @@ def find_zygote(process: SandboxedProcess) -> int:
     return pid
 
 
-def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
+def pristine_faults(
+    pid: int, pipes: frozenset[str], status: dict[str, str] | None = None
+) -> list[str]:
     """Why the zygote ``pid`` is not pristine-safe (empty: it is). ``pipes`` are the
-    names (``pipe:[inode]``) of the arena's pipes to the bot."""
+    names (``pipe:[inode]``) of the arena's pipes to the bot; ``status``, its
+    ``/proc/PID/status`` when just read."""
     faults: list[str] = []
     try:
-        threads = len(os.listdir(f"/proc/{pid}/task"))
-        if threads != 1:
-            faults.append(f"{threads} threads")
+        status = status or _status(pid)
+        if status.get("Threads") != "1":
+            faults.append(f"{status.get('Threads')} threads")
         fds = {int(fd) for fd in os.listdir(f"/proc/{pid}/fd")}
         if fds != PROTOCOL_FDS:
             faults.append(f"open files beyond its pipes (fds {sorted(fds)})")
@@ -119,7 +142,6 @@ def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
         shared = _shared_mappings(pid)
         if shared:
             faults.append(f"{len(shared)} shared memory mappings ({shared[0]}, …)")
-        status = _status(pid)
         for key, what in (
             ("SigCgt", "signal handlers"),
             ("SigBlk", "blocked signals"),
@@ -139,23 +161,44 @@ def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
     return faults
 
 
+def inspect(pid: int, pipes: frozenset[str]) -> tuple[list[str], Snapshot | None]:
+    """:func:`pristine_faults` and :func:`snapshot` of the stopped zygote at once;
+    the snapshot is None when there are faults."""
+    try:
+        stat = _stat(pid)
+        status = _status(pid)
+    except OSError:
+        return ["its zygote ended"], None
+    faults = pristine_faults(pid, pipes, status)
+    if faults:
+        return faults, None
+    try:
+        return [], snapshot(pid, stat, status)
+    except ZygoteUnfit as exc:
+        return [str(exc)], None
+
+
 def _shared_mappings(pid: int) -> list[str]:
     """The zygote's shared mappings but those of the read-only runtime's files (a
     locale's cache): every game would inherit them, shared."""
     runtime = host_runtime()
     found = []
-    with open(f"/proc/{pid}/maps", encoding="utf-8") as maps:
-        for line in maps:
-            fields = line.split(maxsplit=5)
-            path = fields[5].strip() if len(fields) > 5 else ""
-            if fields[1][3:4] == "s" and not (path.startswith("/") and runtime.shows(path)):
-                found.append(path or "anonymous")
+    for line in _read(f"/proc/{pid}/maps").splitlines():
+        fields = line.split(maxsplit=5)
+        if fields[1][3:4] != "s":
+            continue
+        path = fields[5].strip() if len(fields) > 5 else ""
+        if not (path.startswith("/") and runtime.shows(path)):
+            found.append(path or "anonymous")
     return found
 
 
 def wait_stopped(pid: int, deadline: float) -> bool:
     """Wait until ``pid`` is stopped (SIGSTOP); False when it is not by ``deadline``
-    (or it ended)."""
+    (or it ended). The kernel tells nobody but a parent when a process stops, so this
+    looks, at first every few microseconds (a zygote stops within a millisecond of
+    ``new_game``), then every :data:`POLL_SECONDS`."""
+    pause = FIRST_PAUSE_SECONDS
     while True:
         try:
             if _state(pid) == "T":
@@ -164,7 +207,8 @@ def wait_stopped(pid: int, deadline: float) -> bool:
             return False
         if time.monotonic() >= deadline:
             return False
-        time.sleep(POLL_SECONDS)
+        time.sleep(pause)
+        pause = min(POLL_SECONDS, pause * 2)
 
 
 def stop_reaper(process: SandboxedProcess) -> None:
@@ -212,23 +256,25 @@ def reaper_switches(process: SandboxedProcess) -> tuple[str, str, str]:
         raise ZygoteUnfit("its reaper ended") from None
 
 
-def snapshot(pid: int) -> Snapshot:
-    """What the kernel counts of the stopped zygote.
+def snapshot(
+    pid: int, stat: list[str] | None = None, status: dict[str, str] | None = None
+) -> Snapshot:
+    """What the kernel counts of the stopped zygote (``stat`` and ``status``: its
+    ``/proc`` files when just read).
 
     Raises:
         ZygoteUnfit: it is not stopped or has ended.
     """
     try:
-        stat = _stat(pid)
+        stat = stat or _stat(pid)
         if stat[0] != "T":
             raise ZygoteUnfit("its zygote ran while a game played")
-        status = _status(pid)
+        status = status or _status(pid)
         flags = []
         for fd in sorted(PROTOCOL_FDS):
-            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8") as info:
-                flags.append(next(line for line in info if line.startswith("flags:")))
-        with open(f"/proc/{pid}/limits", encoding="utf-8") as limits:
-            settings = (*_scheduling(stat), limits.read())
+            info = _read(f"/proc/{pid}/fdinfo/{fd}")
+            flags.append(next(line for line in info.splitlines() if line.startswith("flags:")))
+        settings = (*_scheduling(stat), _read(f"/proc/{pid}/limits"))
         settings += tuple(status[key] for key in SETTINGS_STATUS)
     except (OSError, StopIteration, KeyError, IndexError):
         raise ZygoteUnfit("its zygote ended") from None
@@ -250,24 +296,40 @@ def game_processes(process: SandboxedProcess, zygote: int) -> set[int]:
     return process.cgroup.members() - {process.bot_pid, zygote}
 
 
-def game_process(process: SandboxedProcess, zygote: int) -> int | None:
-    """The game's process (host PID): the one its PID namespace numbers
-    :data:`GAME_PID`; None when there is none."""
+def game_process(process: SandboxedProcess, zygote: int, last_pid: int) -> int | None:
+    """The game's process (host PID), the zygote having stopped: the one its PID
+    namespace numbers ``last_pid`` + :data:`GAME_AFTER_LAST_PID`, or (an id the kernel
+    had not freed yet was skipped) the reaper's child numbered first after
+    ``last_pid``; None when there is none."""
+    first: tuple[int, int] | None = None
     for pid in game_processes(process, zygote):
         with contextlib.suppress(OSError, KeyError, ValueError):
-            if int(_status(pid)["NSpid"].split()[-1]) == GAME_PID:
+            status = _status(pid)
+            number = int(status["NSpid"].split()[-1])
+            if number == last_pid + GAME_AFTER_LAST_PID:
                 return pid
-    return None
+            if int(status["PPid"]) == process.bot_pid and number > last_pid:
+                first = min(first or (number, pid), (number, pid))
+    return first[1] if first else None
 
 
-def end_game(process: SandboxedProcess, zygote: int, grace: float, deadline: float) -> bool:
-    """Let the game's processes exit for ``grace`` seconds, then kill those left;
+def end_game(
+    process: SandboxedProcess, zygote: int, game: int | None, grace: float, deadline: float
+) -> bool:
+    """Give the game's process ``grace`` seconds to exit (``game``: its pidfd; None:
+    the processes of the game all get them), then kill every process of the game left;
     True once none is left (by ``deadline``)."""
     cgroup = process.cgroup
     assert cgroup is not None
-    until = time.monotonic() + grace
-    while game_processes(process, zygote) and time.monotonic() < until:
-        time.sleep(POLL_SECONDS)
+    if game is not None:
+        ending = select.poll()
+        ending.register(game, select.POLLIN)
+        ending.poll(max(0, math.ceil(grace * 1000)))
+    else:
+        until = time.monotonic() + grace
+        while game_processes(process, zygote) and time.monotonic() < until:
+            time.sleep(POLL_SECONDS)
+    pause = FIRST_PAUSE_SECONDS
     while True:
         left = game_processes(process, zygote)
         if not left:
@@ -279,7 +341,8 @@ def end_game(process: SandboxedProcess, zygote: int, grace: float, deadline: flo
         for pid in left:
             _kill(pid, process, zygote)
         cgroup.thaw_to_die()
-        time.sleep(POLL_SECONDS)
+        time.sleep(pause)
+        pause = min(POLL_SECONDS, pause * 2)
 
 
 def _kill(pid: int, process: SandboxedProcess, zygote: int) -> None:
@@ -314,14 +377,20 @@ def drain_input(zygote: int) -> None:
         os.close(fd)
 
 
-def renew(process: SandboxedProcess, zygote: int) -> None:
+def renew(process: SandboxedProcess, zygote: int) -> int:
     """Fresh ``/tmp``, ``/dev/shm`` and working directory in the zygote's mount
-    namespace, and :data:`LAST_PID` in its PID namespace (in a child of the host,
-    which joins them).
+    namespace, and a last PID drawn afresh in its PID namespace (returned): by the
+    sandbox's warden (:mod:`arena.players.sandbox.warden`), or where it has none (the
+    runtime lies below ``/tmp``) in a child of the host, which joins them.
 
     Raises:
-        ZygoteUnfit: the kernel refused.
+        ZygoteUnfit: the kernel refused, or the warden failed.
     """
+    if process.warden is not None:
+        try:
+            return process.warden.wait(RENEW_SECONDS)
+        except WardenError as exc:
+            raise ZygoteUnfit(str(exc)) from None
     plan = process.root
     assert plan is not None
     mounts = (
@@ -329,12 +398,17 @@ def renew(process: SandboxedProcess, zygote: int) -> None:
         ("/dev/shm", plan.scratch_options),
         (WORK_DIR, plan.work_options),
     )
-    renewing = functools.partial(_renew, zygote, mounts, plan.runtime)
+    with open("/proc/sys/kernel/pid_max", encoding="ascii") as limit:
+        last_pid = draw_last_pid(int(limit.read()))
+    renewing = functools.partial(_renew, zygote, mounts, plan.runtime, last_pid)
     if not in_child(renewing):
         raise ZygoteUnfit("its sandbox could not be renewed")
+    return last_pid
 
 
-def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -> None:
+def _renew(
+    zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime, last_pid: int
+) -> None:
     os.umask(0o022)
     mount_ns = os.open(f"/proc/{zygote}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     pid_ns = os.open(f"/proc/{zygote}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
@@ -348,7 +422,7 @@ def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -
     kernel.setns(pid_ns, kernel.CLONE_NEWPID)
     # Only a process inside the namespace sets its last PID (its own PID comes first):
     # a shell, spawned without copying this process (posix_spawn uses vfork).
-    script = f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"
+    script = f"echo {last_pid} > /proc/sys/kernel/ns_last_pid"
     child = os.posix_spawn(SHELL, [SHELL, "-c", script], {})
     if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 0:
         raise OSError("ns_last_pid")

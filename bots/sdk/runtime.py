@@ -23,6 +23,7 @@ next to a bot and run on its own.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -355,15 +356,16 @@ def zygote_main(argv: Sequence[str]) -> int:
     if session is None:
         return 1
     os.chdir("/")  # its working directory is renewed for every game
+    gc.collect()
+    gc.freeze()  # what it loaded is never traversed again: a game copies fewer pages
     return _serve_games(session)
 
 
 def _serve_games(session: Session) -> int:
     """The zygote's loop: ``hello``, then a fresh process per ``new_game``, until ``quit``
     or the end of input. Lines are read unbuffered: what follows is the game's."""
-    raw = open(0, "rb", buffering=0, closefd=False)  # noqa: SIM115 (fd 0 stays open)
     while True:
-        line = raw.readline()
+        line = _read_line()
         if not line:
             return 0
         message = json.loads(line)
@@ -378,6 +380,18 @@ def _serve_games(session: Session) -> int:
         else:
             session.send({"type": "error", "message": f"unknown message type {kind!r}"})
             return 2
+
+
+def _read_line() -> bytes:
+    """The next line of fd 0 (empty at its end). The arena writes nothing more before
+    the answer (``hello``'s, or the game's ``ready``), so a whole read holds the line."""
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return line
+        line += chunk
+    return line
 
 
 def _fork_game(session: Session, message: dict[str, Any]) -> None:

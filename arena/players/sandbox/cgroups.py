@@ -239,12 +239,23 @@ class BotCgroup:
         return int(usage.read_text()) / 1e9 if usage is not None else None
 
     def members(self) -> set[int]:
-        """PIDs of its processes (as this process's PID namespace numbers them)."""
-        found: set[int] = set()
-        for path in self.paths:
-            with contextlib.suppress(FileNotFoundError):
-                found.update(int(pid) for pid in (path / "cgroup.procs").read_text().split())
-        return found
+        """PIDs of its processes (as this process's PID namespace numbers them). Every
+        process joins all its hierarchies at once and cannot leave them, so the first
+        one that is there says it."""
+        for directory in self.paths:
+            path = f"{directory}/cgroup.procs"
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            try:
+                chunks = []
+                while chunk := os.read(fd, 65536):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+            return {int(pid) for pid in b"".join(chunks).split()}
+        return set()
 
     def oom_kills(self) -> int:
         """How many of its processes the kernel killed for reaching its memory limit."""
