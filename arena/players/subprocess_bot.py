@@ -55,6 +55,7 @@ from arena.players.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
+    kernel,
 )
 from bots.base import (
     Bot,
@@ -74,6 +75,8 @@ from engines.seeding import MAX_SEED
 READ_CHUNK = 65536
 REAP_SECONDS = 5.0
 """How long the game's processes of a zygote may take to die once killed."""
+EXIT_POLL_SECONDS = 0.001
+"""How often the end of a zygote's game's process is looked for once its pidfd said it ended."""
 UNTIMED = TimeControl()
 STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
@@ -603,7 +606,12 @@ class SubprocessBot(Bot):
             self._stop()
 
     def close(self) -> None:
+        """Kill the bot's processes (its zygote's too); never raises."""
+        between_games = self.zygote_pid is not None and self._game_pidfd is None
+        last_game = self.last_stderr
         self._stop()
+        if between_games:
+            self.last_stderr = last_game  # a zygote's stderr is no game's
 
     # -- helpers ------------------------------------------------------------------
 
@@ -689,12 +697,26 @@ class SubprocessBot(Bot):
         if self.zygote_pid is not None:
             if self._game_pidfd is None:
                 return "its zygote ended (the next game starts a new one)"
-            return "its game's process ended"
+            code = self._game_exit_code(self._game_pidfd)
+            return "its game's process ended" if code is None else self.process.describe_end(code)
         try:
             code = self.process.process.wait(self.limits.quit_seconds)
         except subprocess.TimeoutExpired:
             return "closed its output"
         return self.process.describe_end(code)
+
+    def _game_exit_code(self, pidfd: int) -> int | None:
+        """How the zygote's game's process ended (its reaper's kernel reaped it, so only
+        its pidfd tells); None when this kernel does not say within ``quit_seconds``."""
+        deadline = time.monotonic() + self.limits.quit_seconds
+        try:
+            while (code := kernel.pidfd_exit_code(pidfd)) is None:
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(EXIT_POLL_SECONDS)
+        except OSError:
+            return None
+        return code
 
 
 def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
