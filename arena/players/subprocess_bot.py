@@ -399,6 +399,12 @@ class SubprocessBot(Bot):
 
     # -- a zygote's games (arena.players.zygote) ------------------------------------
 
+    @property
+    def warm(self) -> bool:
+        """Whether its games are forks of a zygote it keeps between games (a Python
+        bot with ``limits.warm``, unless :attr:`cold_reason` says why not)."""
+        return self._wants_warm()
+
     def _wants_warm(self) -> bool:
         return self.warm_argv is not None and self.limits.warm and self.cold_reason is None
 
