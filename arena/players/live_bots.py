@@ -161,6 +161,12 @@ class GameThreads:
         if start:
             threading.Thread(target=self._serve, name=f"{self.name}-{number}", daemon=True).start()
 
+    @property
+    def idle(self) -> int:
+        """Threads waiting for a game."""
+        with self._lock:
+            return self._idle
+
     def close(self) -> None:
         """Let every thread end once its game is over."""
         with self._lock:
