@@ -271,6 +271,71 @@ def _rates(rates: list[float]) -> str:
     return " · ".join(f"{rate:,.0f}" for rate in rates)
 
 
+@app.command("submitted")
+def submitted(
+    game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
+    seats: Annotated[int | None, typer.Option(help="seats per game (default: the game's)")] = None,
+    games: Annotated[int, typer.Option(help="games per run", min=1)] = 10_000,
+    workers: Annotated[int, typer.Option(help="worker processes", min=1)] = 2,
+    rounds: Annotated[int, typer.Option(help="rounds, each both runs in turn", min=1)] = 3,
+    bot: Annotated[
+        str, typer.Option(help="the submitted bot: python (the SDK, first legal) | node")
+    ] = "python",
+    sandboxed: Annotated[
+        bool, typer.Option(help="submitted random bots as its opponents (else built-in)")
+    ] = False,
+    executor: Annotated[str, typer.Option(help="processes | local | ray | auto")] = "processes",
+) -> None:
+    """A submitted bot's tournament speed beside the built-in one's, in one run: the
+    same round robin with the built-in first-legal and with a submitted bot in its
+    place (checked and registered first), against random bots, start-up included; the
+    rounds alternate which plays first."""
+    from arena.bench.submitted import Round, SubmittedKind, compare, lineups
+    from engines.errors import did_you_mean
+
+    kinds = [kind.value for kind in SubmittedKind]
+    if bot not in kinds:
+        raise ArenaError(f"--bot {bot!r}: {did_you_mean(bot, kinds)}the bots: {', '.join(kinds)}")
+    sides = lineups(game, seats, kind=SubmittedKind(bot), sandboxed=sandboxed)
+    builtin, submitted = sides
+    table = Table(
+        title=f"{game}, {' vs '.join(builtin.bots)} and {' vs '.join(submitted.bots)}: "
+        f"{games} games per table, {workers} workers, {executor} executor, start-up included"
+    )
+    columns = ("round", "line-up", "games", "stored", "s", "games/s", "submitted/built-in", "load")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "line-up" else "right")
+
+    def shown(finished: Round) -> None:
+        load = f"{finished.load[0]:.1f}–{finished.load[1]:.1f}"
+        for lineup, speed in ((builtin, finished.builtin), (submitted, finished.submitted)):
+            table.add_row(
+                str(finished.number),
+                lineup.label,
+                str(speed.games),
+                str(speed.stored),
+                f"{speed.setup_seconds + speed.run_seconds:.2f}",
+                f"{speed.games_per_second_with_startup:,.0f}",
+                f"{finished.ratio:.1%}" if lineup is submitted else "",
+                load,
+            )
+
+    played = compare(
+        game=game,
+        lineups=sides,
+        games=games,
+        workers=workers,
+        rounds=rounds,
+        seats=seats,
+        executor=executor,
+        on_round=shown,
+    )
+    if rounds > 1:
+        median = statistics.median(finished.ratio for finished in played)
+        table.add_row("median", "", "", "", "", "", f"{median:.1%}", "")
+    console.print(table)
+
+
 @app.command("worker")
 def worker(
     game: Annotated[str, typer.Option(help="the game (played by 1 or 2 seats)")] = "koenigsgarten",

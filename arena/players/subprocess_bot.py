@@ -55,6 +55,7 @@ from arena.players.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
+    kernel,
 )
 from bots.base import (
     Bot,
@@ -76,6 +77,8 @@ REAP_SECONDS = 5.0
 """How long the game's processes of a zygote may take to die once killed."""
 READY_AT_ONCE_SECONDS = 0.005
 """How long a warm game's first answer is awaited before its process is looked for."""
+EXIT_POLL_SECONDS = 0.001
+"""How often the end of a zygote's game's process is looked for once its pidfd said it ended."""
 UNTIMED = TimeControl()
 STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
@@ -400,6 +403,12 @@ class SubprocessBot(Bot):
 
     # -- a zygote's games (arena.players.zygote) ------------------------------------
 
+    @property
+    def warm(self) -> bool:
+        """Whether its games are forks of a zygote it keeps between games (a Python
+        bot with ``limits.warm``, unless :attr:`cold_reason` says why not)."""
+        return self._wants_warm()
+
     def _wants_warm(self) -> bool:
         return self.warm_argv is not None and self.limits.warm and self.cold_reason is None
 
@@ -637,7 +646,12 @@ class SubprocessBot(Bot):
             self._stop()
 
     def close(self) -> None:
+        """Kill the bot's processes (its zygote's too); never raises."""
+        between_games = self.zygote_pid is not None and self._game_pidfd is None
+        last_game = self.last_stderr
         self._stop()
+        if between_games:
+            self.last_stderr = last_game  # a zygote's stderr is no game's
 
     # -- helpers ------------------------------------------------------------------
 
@@ -728,12 +742,26 @@ class SubprocessBot(Bot):
         if self.zygote_pid is not None:
             if self._game_pidfd is None:
                 return "its zygote ended (the next game starts a new one)"
-            return "its game's process ended"
+            code = self._game_exit_code(self._game_pidfd)
+            return "its game's process ended" if code is None else self.process.describe_end(code)
         try:
             code = self.process.process.wait(self.limits.quit_seconds)
         except subprocess.TimeoutExpired:
             return "closed its output"
         return self.process.describe_end(code)
+
+    def _game_exit_code(self, pidfd: int) -> int | None:
+        """How the zygote's game's process ended (its reaper's kernel reaped it, so only
+        its pidfd tells); None when this kernel does not say within ``quit_seconds``."""
+        deadline = time.monotonic() + self.limits.quit_seconds
+        try:
+            while (code := kernel.pidfd_exit_code(pidfd)) is None:
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(EXIT_POLL_SECONDS)
+        except OSError:
+            return None
+        return code
 
 
 def _read_handshake(reply: Mapping[str, Any]) -> Handshake:

@@ -9,7 +9,9 @@ for page requests); no traceback leaves the server.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Annotated, Any
@@ -322,6 +324,13 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(SQLAlchemyError, database_error)
 
 
+@contextlib.asynccontextmanager
+async def _closing_games(app: FastAPI) -> AsyncIterator[None]:
+    """At shutdown, close the browser games' bots kept between games (their zygotes)."""
+    yield
+    app.state.arena.humans.close()
+
+
 def create_app(
     database: Engine | str | None = None,
     *,
@@ -350,6 +359,7 @@ def create_app(
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        lifespan=_closing_games,
     )
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     app.state.arena = WebContext(

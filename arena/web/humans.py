@@ -1,8 +1,9 @@
 """Games between a signed-in person and bots, played live in the browser.
 
 A human game runs in a thread of the web process: :func:`arena.play.runner.play_game`,
-the loop every tournament runs, with the bots built by :func:`arena.players.loader.instantiate`
-(built-ins in process, submitted bots in the sandbox) and the person's seat a
+the loop every tournament runs, with the bots lent by a :class:`~arena.players.live_bots.BotPool`
+(built-ins in process, submitted bots in the sandbox: a version's warm bot, its zygote
+started once, serves game after game) and the person's seat a
 :class:`HumanSeat`, a bot whose ``act`` waits for the browser's move. What the page is
 sent is a :class:`View` made from that seat's ``state.render(seat)`` and
 ``state.observation(seat)`` alone, the legal actions only on its own turns, and the
@@ -56,7 +57,8 @@ from arena.play.records import GameRecord
 from arena.play.render import describe_outcome
 from arena.play.results import PlannedGame, PlayedGame
 from arena.play.runner import HostError, TimeControl, play_game
-from arena.players.loader import HUMAN, BotSource, instantiate
+from arena.players.live_bots import BotPool, GameThreads
+from arena.players.loader import HUMAN, BotSource
 from arena.players.subprocess_bot import UNTIMED
 from arena.store.bots import resolve_bot, spec_of
 from arena.store.db import session_scope
@@ -351,6 +353,15 @@ class HumanGames:
         self._games: dict[str, HumanGame] = {}
         self._lock = threading.Lock()
         self._store_lock = threading.Lock()
+        self.bots = BotPool()
+        """The submitted bots between games: a version's zygote serves its next game."""
+        self._threads = GameThreads("human-game")
+
+    def close(self) -> None:
+        """Close the bots kept between games, and end the game threads once their
+        games are over."""
+        self.bots.close()
+        self._threads.close()
 
     def get(self, game_id: str, account: Account) -> HumanGame:
         """The account's live game ``game_id``: this process's copy, or one rebuilt from
@@ -456,7 +467,7 @@ class HumanGames:
                 )
             self._games[live.id] = live
         state = engine_game.new_initial_state(seed=seed, seats=seats)
-        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
+        self._threads.run(self._play, live, seated, state, clocks)
         return live
 
     def _check_caps(self, session: Session, account_id: int) -> None:
@@ -508,7 +519,7 @@ class HumanGames:
         )
         live._clock_left = row.clocks[row.seat] if row.clocks is not None else None
         clocks = list(row.clocks) if row.clocks is not None else None
-        threading.Thread(target=self._play, args=(live, bots, state, clocks), daemon=True).start()
+        self._threads.run(self._play, live, bots, state, clocks)
         log.info("human game %s rebuilt after %d actions", row.id, row.moves)
         return live
 
@@ -561,7 +572,9 @@ class HumanGames:
         clocks: list[float] | None,
     ) -> None:
         """The game thread: play on from ``state`` (each action written to the row),
-        store, publish the end. ``clocks``: each seat's time left, as of now."""
+        store, publish the end. ``clocks``: each seat's time left, as of now. The bots
+        come from the pool and go back to it."""
+        lent: list[Bot] = []
         try:
             live._state = state
             players: list[Bot] = []
@@ -569,7 +582,8 @@ class HumanGames:
                 if index == live.seat:
                     players.append(HumanSeat(live))
                 else:
-                    players.append(instantiate(spec_of(bot), time_control=live.clock or UNTIMED))
+                    lent.append(self.bots.lend(spec_of(bot), time_control=live.clock or UNTIMED))
+                    players.append(lent[-1])
             increment = live.clock.increment if live.clock is not None else 0.0
             controls = (
                 [TimeControl(per_game=left, increment=increment) for left in clocks]
@@ -607,6 +621,9 @@ class HumanGames:
             live.finish(None, None, f"the game failed: {exc}")
             with contextlib.suppress(StorageError):
                 self._discard_row(live)
+        finally:
+            for player in lent:
+                self.bots.give_back(player)
 
     def _write_move(self, live: HumanGame, state: State, clocks: list[float] | None) -> None:
         """Write the action just applied to the game's row, if nobody else did first.

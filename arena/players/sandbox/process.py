@@ -71,6 +71,8 @@ class _ChildPlan:
 
 def _enter_child(plan: _ChildPlan) -> None:
     """The preexec function: runs in the forked child, before exec."""
+    # No signal blocked by the arena's thread (Ray's workers block some) reaches the bot.
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if plan.namespaces:
         kernel.unshare(plan.namespaces)

@@ -24,7 +24,7 @@ from arena.players.subprocess_bot import SubprocessBot
 from bots.base import GameInfo
 from engines.core import Action
 from engines.registry import get_game
-from tests.arena.hostile import make_bot, processes_of, python_source
+from tests.arena.hostile import close_after_its_game, make_bot, processes_of, python_source
 from tests.waiting import wait_until
 
 ISOLATION = detect_isolation()
@@ -97,6 +97,7 @@ class OffTurnMeter:
 
 
 def assert_nothing_left(bot: SubprocessBot) -> None:
+    close_after_its_game(bot)
     sandbox = bot.last_process
     assert sandbox is not None and bot.process is None
     assert processes_of(sandbox.uid) == []
