@@ -28,7 +28,7 @@ from typing import IO
 from pydantic import ConfigDict
 
 from arena.errors import ArenaError
-from arena.tournament.config import require_positive
+from arena.settings import require_positive
 
 READ_CHUNK = 65536
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
