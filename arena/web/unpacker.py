@@ -3,7 +3,8 @@
 :func:`read_archive` hands the archive to ``python -m arena.web.unpacker`` on stdin
 (its name and the limits as arguments); the child takes the bytes, sets its limits,
 and only then looks into them with :func:`arena.web.archives.unpack`; it answers one
-JSON object on stdout, the files or the refusal. The limits (:class:`UploadLimits`):
+JSON object on stdout, the files or the refusal (whatever a parser raises on the
+archive is one). No answer means the reader could not run: 503. The limits (:class:`UploadLimits`):
 
 * ``unpack_memory_bytes`` of address space beyond what the child holds when it starts
   reading the archive (``RLIMIT_AS``; a reader that needs more gets MemoryError);
@@ -37,8 +38,8 @@ def read_archive(filename: str, data: bytes, limits: UploadLimits) -> dict[str, 
     """The archive's files as ``{relative path: text}``, read in a child process.
 
     Raises:
-        UploadError: the reader's refusal (see :mod:`arena.web.archives`), or (413) the
-            reader passed one of the module's limits.
+        UploadError: the reader's refusal (see :mod:`arena.web.archives`), (413) the
+            reader passed one of the module's limits, or (503) it could not run.
     """
     if len(data) > limits.archive_bytes:
         raise UploadError(
@@ -71,7 +72,8 @@ def read_archive(filename: str, data: bytes, limits: UploadLimits) -> dict[str, 
 
 
 def _failed(finished: subprocess.CompletedProcess[bytes], limits: UploadLimits) -> UploadError:
-    """Why the child gave no answer: a limit, or the last line it wrote."""
+    """Why the child gave no answer: a limit, or (the server's fault: whatever an archive
+    holds gets an answer) the last line it wrote."""
     if finished.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return UploadError(
             f"field 'archive': reading it took more than {limits.unpack_cpu_seconds:g} s of "
@@ -80,7 +82,7 @@ def _failed(finished: subprocess.CompletedProcess[bytes], limits: UploadLimits) 
         )
     lines = finished.stderr.decode("utf-8", "replace").strip().splitlines()
     why = lines[-1][:200] if lines else f"exit code {finished.returncode}"
-    return UploadError(f"field 'archive': it could not be read ({why})", status=422)
+    return UploadError(f"the archive reader failed to run: {why}", status=503)
 
 
 def limit_this_process(limits: UploadLimits) -> None:
@@ -119,6 +121,12 @@ def main() -> None:
             "refusal": f"field 'archive': reading it needs more than "
             f"{limits.unpack_memory_bytes // MIB} MiB of memory",
             "status": 413,
+        }
+    except Exception as exc:  # whatever else the parsers raise on hostile bytes
+        answer = {
+            "refusal": f"field 'archive': not a readable {filename!r} archive "
+            f"({type(exc).__name__}: {str(exc)[:200]})",
+            "status": 422,
         }
     sys.stdout.write(json.dumps(answer))
 

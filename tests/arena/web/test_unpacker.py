@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from arena.bench.archives import MIB, honest_archive
-from arena.web.unpacker import read_archive
+from arena.web.unpacker import _failed, read_archive
 from arena.web.uploads import UploadError, UploadLimits
 
 LIMITS = UploadLimits()
@@ -52,3 +52,17 @@ def test_a_reader_past_its_deadline_is_killed() -> None:
 def test_the_kernel_stops_a_reader_past_its_cpu_time() -> None:
     hog = subprocess.run([sys.executable, "-c", CPU_HOG], capture_output=True, timeout=300)
     assert hog.returncode == -signal.SIGXCPU, hog.stderr.decode()[-500:]
+
+
+def test_a_child_without_an_answer_is_a_limit_or_the_servers_fault() -> None:
+    def ended(code: int, stderr: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        return subprocess.CompletedProcess([], code, b"", stderr)
+
+    for signal_number in (signal.SIGXCPU, signal.SIGKILL):
+        refusal = _failed(ended(-signal_number), LIMITS)
+        assert refusal.status == 413 and "more than 5 s of CPU time" in str(refusal)
+    broken = _failed(ended(1, b"Traceback ...\nModuleNotFoundError: No module named 'x'\n"), LIMITS)
+    assert broken.status == 503
+    assert (
+        str(broken) == "the archive reader failed to run: ModuleNotFoundError: No module named 'x'"
+    )
