@@ -649,6 +649,64 @@ def browser(
     console.print(table)
 
 
+@app.command("archives")
+def archives(
+    uploads: Annotated[int, typer.Option(help="archives uploaded at once")] = 10,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", "-k", help="a bomb of arena/bench/archives.py (default: all)"),
+    ] = None,
+    size: Annotated[int, typer.Option(help="MiB each bomb announces or unpacks to")] = 1900,
+) -> None:
+    """The web process's peak memory while archive bombs are uploaded at once (a live
+    arena serve, one account per upload), against as many honest archives of the
+    largest size allowed."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
+    import os
+    from collections import Counter
+
+    from arena.bench.archives import BOMBS, MIB, bomb_bytes, honest_archive, upload_memory
+
+    kinds = kind or list(BOMBS)
+    unknown = [name for name in kinds if name not in BOMBS]
+    if unknown or uploads < 1 or size < 1:
+        raise ArenaError(
+            f"--uploads and --size must be at least 1 and --kind one of {', '.join(BOMBS)} "
+            f"(got {uploads}, {size}, {', '.join(unknown) or '-'})"
+        )
+    load_at_start = os.getloadavg()[0]
+    chosen = [kinds[index % len(kinds)] for index in range(uploads)]
+    rounds = [
+        [("honest", "honest.tar.gz", honest_archive())] * uploads,
+        [(name, BOMBS[name].filename, bomb_bytes(name, size * MIB)) for name in chosen],
+    ]
+    table = Table(
+        title=f"arena serve's memory (VmHWM) with {uploads} archives uploaded at once, "
+        f"bombs of {size} MiB"
+    )
+    columns = ("archives", "largest KiB", "answers", "RSS before MiB", "peak MiB", "growth MiB")
+    for column in (*columns, "slowest s"):
+        table.add_column(column, justify="left" if column in ("archives", "answers") else "right")
+    for batch in rounds:
+        memory = upload_memory(batch)
+        statuses = Counter(answer.status for answer in memory.answers)
+        table.add_row(
+            memory.kinds[0] if len(memory.kinds) == 1 else f"{len(memory.kinds)} kinds of bomb",
+            f"{max(len(data) for _, _, data in batch) / 1024:.0f}",
+            ", ".join(f"{count}×{status}" for status, count in sorted(statuses.items())),
+            f"{memory.resident_before / MIB:.0f}",
+            f"{memory.peak_after / MIB:.0f}",
+            f"{memory.growth / MIB:.0f}",
+            f"{max(answer.seconds for answer in memory.answers):.2f}",
+        )
+    console.print(table)
+    console.print(
+        f"load average {load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        highlight=False,
+    )
+
+
 @app.command("envs")
 def envs(
     game: Annotated[

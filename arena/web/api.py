@@ -56,12 +56,12 @@ from arena.web.cache import Cached
 from arena.web.checker import Submission, run_check
 from arena.web.data import load_json, load_toml
 from arena.web.replay import replay_views
+from arena.web.unpacker import read_archive
 from arena.web.uploads import (
     ARCHIVE_SUFFIXES,
     UploadError,
     check_file_name,
     decode_text,
-    read_archive,
     read_capped,
 )
 from engines.errors import GameError

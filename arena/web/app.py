@@ -32,8 +32,9 @@ from arena.errors import ArenaError, ConfigError, NotFoundError, StorageError
 from arena.play.bot_text import bot_text
 from arena.players.sandbox import Isolation, detect_isolation
 from arena.report.build import ReportError
+from arena.settings import require_positive
 from arena.store.db import open_database
-from arena.tournament.config import ConfigCaps, read_config_file, require_positive
+from arena.tournament.config import ConfigCaps, read_config_file
 from arena.tournament.driver import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache

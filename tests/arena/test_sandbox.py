@@ -36,7 +36,8 @@ from arena.players.sandbox import (
 from arena.players.sandbox import limits as limits_module
 from arena.players.sandbox import process as process_module
 from arena.players.sandbox.cgroups import BotCgroup, candidates, sweep
-from arena.players.sandbox.runtime import host_runtime
+from arena.players.sandbox.runtime import host_runtime, named_paths, shell_operator
+from arena.players.submission import UnsafeCommand, check_archive_command
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source
@@ -421,3 +422,42 @@ def test_a_pidfd_tells_how_its_process_ended_after_another_reaped_it() -> None:
         for pidfd in pidfds:
             os.close(pidfd)
         killed.kill()
+
+
+@pytest.mark.parametrize(
+    ("command", "operator"),
+    [
+        ("python3 bot.py > log", ">"),
+        ("python3 bot.py 2>&1", ">&"),
+        ("python3 bot.py <in", "<"),
+        ("python3 bot.py | tee x", "|"),
+        ("python3 bot.py && x", "&&"),
+        ("python3 bot.py; x", ";"),
+        ("python3 bot.py (x)", "("),
+        ('python3 bot.py --x="a|b"', "|"),  # only a whole word quotes
+        ("python3 bot.py 'a|b' \"x > y\"", None),
+        ("sh -c 'cat</etc/passwd'", None),
+        ("python3 bot.py --depth=3", None),
+        ("python3 'unclosed", None),
+    ],
+)
+def test_shell_operators_outside_quotes_are_found(command: str, operator: str | None) -> None:
+    assert shell_operator(command) == operator
+
+
+def test_paths_after_shell_operators_inside_a_word_are_named() -> None:
+    script = "cat</a/in >/b/out; x|/c/prog & /d/bg 2>&1 (/e)"
+    assert list(named_paths(["sh", "-c", script])) == ["/a/in", "/b/out", "/c/prog", "/d/bg", "/e"]
+    assert list(named_paths(["/usr/bin/python3", "--lib=/x/y", "/a/b.py:Bot", "a>b"])) == [
+        "/usr/bin/python3",
+        "/x/y",
+        "/a/b.py",
+    ]
+
+
+def test_an_archive_command_may_quote_shell_syntax_for_its_program() -> None:
+    files = {"main.py": "", "lib/x.py": ""}
+    check_archive_command("python3 {code}/main.py 'a|b' \"x > y\"", files)
+    check_archive_command("sh -c 'cd {code}/lib && python3 x.py 2>&1' {code}", files)
+    with pytest.raises(UnsafeCommand, match="'cat</etc/passwd' names a path outside"):
+        check_archive_command("sh -c 'cat</etc/passwd' {code}", files)
