@@ -78,10 +78,13 @@ def _enter_child(plan: _ChildPlan) -> None:
         kernel.unshare(plan.namespaces)
     if plan.hostname is not None:
         kernel.sethostname(plan.hostname)
+    # The new mount namespace, for a warm sandbox's warden (opened while /proc is
+    # still the host's; closed when the bot's program starts).
+    mount_ns = os.open("/proc/self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC) if plan.warden else -1
     if plan.supervise:
         bot = os.fork()  # the bot becomes PID 1 of the new PID namespace
         if bot:
-            _supervise(bot, plan)
+            _supervise(bot, plan, mount_ns)
         os.close(plan.status_fd)
     for join in plan.cgroup_joins:
         os.write(join, b"0")  # 0: the writer itself
@@ -104,11 +107,12 @@ def _enter_child(plan: _ChildPlan) -> None:
         plan.seal.enter()  # last: the set-up above is not filtered
 
 
-def _supervise(bot: int, plan: _ChildPlan) -> None:
+def _supervise(bot: int, plan: _ChildPlan, mount_ns: int) -> None:
     """The supervisor: fork the warden (warm sandboxes), report the bot's PID, wait for
     it, exit as it exited; kill it when the arena dies."""
     if plan.warden is not None:
-        start_warden(plan.warden, plan.max_fd)
+        start_warden(plan.warden, plan.max_fd, mount_ns)
+        os.close(mount_ns)
     os.write(plan.status_fd, str(bot).encode())
     keep = plan.thaw[0] if plan.thaw else plan.max_fd
     os.closerange(0, keep)  # its pipes too: the bot's end must be the last

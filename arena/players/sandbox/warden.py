@@ -77,9 +77,12 @@ class WardenPlan:
     """The mount flags of each fresh tmpfs."""
 
 
-def start_warden(plan: WardenPlan, max_fd: int) -> int:
+def start_warden(plan: WardenPlan, max_fd: int, mount_ns: int) -> int:
     """Fork the warden (in the supervisor, after its bot); returns its PID. The child
-    never returns: it serves until its command pipe ends, then exits."""
+    never returns: it serves until its command pipe ends, then exits. ``mount_ns`` is
+    the bot's mount namespace, open: the warden joins it before each renewal, which
+    makes the bot's root its own (a fork racing with the bot's ``pivot_root`` may
+    keep the old root, detached a moment later)."""
     pid = os.fork()
     if pid:
         os.close(plan.requests)
@@ -87,23 +90,25 @@ def start_warden(plan: WardenPlan, max_fd: int) -> int:
         return pid
     code = 1
     try:
-        _keep_only(plan.requests, plan.answers, max_fd)
+        _keep_only((plan.requests, plan.answers, mount_ns), max_fd)
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
-        code = serve(plan)
+        code = serve(plan, mount_ns)
     finally:
         os._exit(code)
 
 
-def _keep_only(first: int, second: int, max_fd: int) -> None:
-    low, high = sorted((first, second))
-    os.closerange(0, low)
-    os.closerange(low + 1, high)
-    os.closerange(high + 1, max_fd)
+def _keep_only(kept: tuple[int, ...], max_fd: int) -> None:
+    low = 0
+    for fd in sorted(kept):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, max_fd)
 
 
-def serve(plan: WardenPlan) -> int:
-    """Answer requests until the command pipe ends; returns the exit status."""
+def serve(plan: WardenPlan, mount_ns: int) -> int:
+    """Answer requests until the command pipe ends; returns the exit status.
+    ``mount_ns``: the bot's mount namespace, open."""
     while True:
         try:
             request = os.read(plan.requests, 1)
@@ -115,6 +120,7 @@ def serve(plan: WardenPlan) -> int:
             _answer(plan, FAILED + b"unknown request\n")
             continue
         try:
+            kernel.setns(mount_ns, kernel.CLONE_NEWNS)
             last_pid = renew(plan)
         except OSError as exc:
             _answer(plan, FAILED + f"{exc}\n".encode(errors="replace"))
