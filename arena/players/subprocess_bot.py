@@ -451,9 +451,9 @@ class SubprocessBot(Bot):
         except (BotFault, _Exited, OSError):
             self._stop()  # it ended between games: this one is played cold
             return False
-        # The game's process answers while its zygote stops (once its intermediate
-        # child, which forked the game's process, ended): its answer is read first, the
-        # bot not frozen yet (a frozen zygote would never stop).
+        # The game's process answers while its zygote stops (right after its fork):
+        # its answer is read first, the bot not frozen yet (a frozen zygote would never
+        # stop).
         answer = self._ready_at_once(deadline)
         if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
             self._stop()  # the next game starts a new one; this one is played cold
@@ -569,9 +569,11 @@ class SubprocessBot(Bot):
             self._stop()  # the next game starts a new zygote
         elif not same:
             self._go_cold("its zygote ran, or its state changed, while a game played")
-        elif process.cgroup is not None:
-            with contextlib.suppress(OSError):
-                process.cgroup.freeze()
+        else:
+            if process.cgroup is not None:
+                with contextlib.suppress(OSError):
+                    process.cgroup.freeze()
+            zygote.start_renewal(process)  # while the arena stores the game
 
     def _close_game_pidfd(self) -> None:
         if self._game_pidfd is not None:

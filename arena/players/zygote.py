@@ -39,9 +39,9 @@ from arena.players.sandbox.rootfs import FRESH, RuntimeBelow
 from arena.players.sandbox.runtime import WORK_DIR, Runtime, host_runtime
 from arena.players.sandbox.warden import WardenError, draw_last_pid
 
-GAME_AFTER_LAST_PID = 2
-"""The game's process id is the last PID drawn plus this, as a rule: the zygote forks a
-process (the next id) that forks it (the one after)."""
+GAME_AFTER_LAST_PID = 1
+"""The game's process id is the last PID drawn plus this, as a rule: the zygote's fork."""
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
 PROTOCOL_FDS = frozenset({0, 1, 2, 3})
 """The zygote's pipes to the arena: stdin, stdout (then pointed at stderr), stderr,
 and its copy of stdout for the protocol."""
@@ -142,6 +142,8 @@ def pristine_faults(
         shared = _shared_mappings(pid)
         if shared:
             faults.append(f"{len(shared)} shared memory mappings ({shared[0]}, …)")
+        if not int(status.get("SigIgn", "0"), 16) & SIGCHLD_BIT:
+            faults.append("it does not ignore SIGCHLD (it could learn how its games ended)")
         for key, what in (
             ("SigCgt", "signal handlers"),
             ("SigBlk", "blocked signals"),
@@ -299,7 +301,7 @@ def game_processes(process: SandboxedProcess, zygote: int) -> set[int]:
 def game_process(process: SandboxedProcess, zygote: int, last_pid: int) -> int | None:
     """The game's process (host PID), the zygote having stopped: the one its PID
     namespace numbers ``last_pid`` + :data:`GAME_AFTER_LAST_PID`, or (an id the kernel
-    had not freed yet was skipped) the reaper's child numbered first after
+    had not freed yet was skipped) the zygote's child numbered first after
     ``last_pid``; None when there is none."""
     first: tuple[int, int] | None = None
     for pid in game_processes(process, zygote):
@@ -308,7 +310,7 @@ def game_process(process: SandboxedProcess, zygote: int, last_pid: int) -> int |
             number = int(status["NSpid"].split()[-1])
             if number == last_pid + GAME_AFTER_LAST_PID:
                 return pid
-            if int(status["PPid"]) == process.bot_pid and number > last_pid:
+            if int(status["PPid"]) == zygote and number > last_pid:
                 first = min(first or (number, pid), (number, pid))
     return first[1] if first else None
 
@@ -375,6 +377,15 @@ def drain_input(zygote: int) -> None:
                 pass
     finally:
         os.close(fd)
+
+
+def start_renewal(process: SandboxedProcess) -> None:
+    """Ask the sandbox's warden to renew it now (a game ended), to be waited for by
+    :func:`renew` when the next game starts; nothing without a warden, and nothing
+    when it has ended (:func:`renew` says so)."""
+    if process.warden is not None:
+        with contextlib.suppress(WardenError):
+            process.warden.ask()
 
 
 def renew(process: SandboxedProcess, zygote: int) -> int:

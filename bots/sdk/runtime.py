@@ -338,12 +338,13 @@ def zygote_main(argv: Sequence[str]) -> int:
     """``--zygote``: load the bot once, then play each game in a fresh fork of it.
 
     Process 1 forks the zygote and stays a reaper (:func:`_reaper`). The zygote loads
-    the bot, answers ``hello`` and, for each ``new_game``, forks a process that forks
-    the game's process and exits: the game's process has the zygote's state and no
-    tie to it (its parent is process 1). The zygote then stops itself (SIGSTOP)
-    without reading its input again until the arena continues it, after the arena
-    has ended the game's processes and renewed the sandbox (docs/protocol.md,
-    "Every game from a pristine bot").
+    the bot, answers ``hello`` and, for each ``new_game``, forks the game's process,
+    which has the zygote's state. The zygote ignores ``SIGCHLD``, so the kernel reaps
+    its games at once and it can never learn how one ended (the arena checks that it
+    still ignores it before each game). It then stops itself (SIGSTOP) without
+    reading its input again until the arena continues it, after the arena has ended
+    the game's processes and renewed the sandbox (docs/protocol.md, "Every game from
+    a pristine bot").
     """
     _undumpable()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -351,7 +352,6 @@ def zygote_main(argv: Sequence[str]) -> int:
     zygote = os.fork()
     if zygote:
         return _reaper(zygote)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     session = _load(argv)
     if session is None:
         return 1
@@ -395,15 +395,12 @@ def _read_line() -> bytes:
 
 
 def _fork_game(session: Session, message: dict[str, Any]) -> None:
-    """Start the game's process (a grandchild, orphaned at once) and wait for the
-    intermediate child only."""
-    middle = os.fork()
-    if middle:
-        os.waitpid(middle, 0)
+    """Start the game's process (reaped by the kernel when it ends: the zygote
+    ignores ``SIGCHLD``)."""
+    if os.fork():
         return
     try:
-        if os.fork():
-            os._exit(0)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the bot's own children: as usual
         if os.path.isdir(WORK_DIR):  # the sandbox's, renewed for this game
             os.chdir(WORK_DIR)
         session._new_game(message)
