@@ -121,6 +121,9 @@ class Handshake:
     name: str
     protocol: int
     games: tuple[str, ...]
+    zygote: bool = False
+    """It said each game is a fresh fork of it (``"zygote": true``, as the SDK's
+    ``--zygote`` does); a bot that says nothing is single-game."""
 
     def plays(self, game: str) -> bool:
         return ANY_GAME in self.games or game in self.games
@@ -382,6 +385,10 @@ class SubprocessBot(Bot):
     def _shake_hands(self, deadline: float) -> None:
         hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
         self.handshake = _read_handshake(hello)
+        if self.handshake.zygote and self.warm_argv is None and self.zygote_pid is None:
+            # A command that forks each game itself, as the SDK's zygote does: this
+            # game plays single-game, the next ones warm (its filter is a zygote's).
+            self.warm_argv = list(self.argv)
 
     def _check_plays(self, info: GameInfo) -> None:
         assert self.handshake is not None
@@ -786,7 +793,10 @@ def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
         raise BotProtocolError(f"'games' must be a list of game names, not {_shown(games)}")
     # The name is only shown (a submission's summary): a short one is plenty.
-    return Handshake(bot_text(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
+    zygote = reply.get("zygote", False)
+    if not isinstance(zygote, bool):
+        raise BotProtocolError(f"'zygote' must be true or false, not {_shown(zygote)}")
+    return Handshake(bot_text(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games), zygote)
 
 
 def stderr_excerpt(stderr: bytes, characters: int) -> str:

@@ -220,17 +220,20 @@ class Session:
             handler(message)
         return 0
 
-    def _hello(self, message: dict[str, Any]) -> None:
+    def _hello(self, message: dict[str, Any], *, zygote: bool = False) -> None:
+        """Answer ``hello``; ``zygote``: say that each game is a fresh fork of this
+        process (docs/protocol.md, "Every game from a pristine bot")."""
         name = self.cls.__dict__.get("name")
         games = getattr(self.cls, "games", None)
-        self.send(
-            {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "name": name if isinstance(name, str) else self.cls.__name__,
-                "games": sorted(games) if games else [ANY_GAME],
-            }
-        )
+        answer: dict[str, Any] = {
+            "type": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "name": name if isinstance(name, str) else self.cls.__name__,
+            "games": sorted(games) if games else [ANY_GAME],
+        }
+        if zygote:
+            answer["zygote"] = True
+        self.send(answer)
 
     def _new_game(self, message: dict[str, Any]) -> None:
         info = self.adapter.game_info(message)
@@ -373,7 +376,7 @@ def _serve_games(session: Session) -> int:
         if kind == "quit":
             return 0
         if kind == "hello":
-            session._hello(message)
+            session._hello(message, zygote=True)
         elif kind == "new_game":
             _fork_game(session, message)
             os.kill(os.getpid(), signal.SIGSTOP)  # until the arena continues it

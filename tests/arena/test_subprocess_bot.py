@@ -105,6 +105,7 @@ def test_every_act_carries_the_whole_observation_of_the_seat() -> None:
         ({**HELLO, "games": ["kardinal"]}, BotProtocolError, "does not play koenigsgarten"),
         ({**HELLO, "name": ""}, BotProtocolError, "'name'"),
         ({**HELLO, "games": "koenigsgarten"}, BotProtocolError, "'games'"),
+        ({**HELLO, "zygote": "yes"}, BotProtocolError, "'zygote' must be true or false"),
         ({"type": "ready"}, BotProtocolError, "expected 'hello'"),
         ("hello there", BotMalformedOutput, "not JSON"),
     ],

@@ -118,6 +118,26 @@ def test_nothing_of_a_command_bots_game_reaches_the_next() -> None:
 
 
 @needs_zygotes
+def test_a_command_bot_that_forks_its_games_plays_warm_from_its_second_game() -> None:
+    # Its hello says "zygote": true (the SDK's --zygote, run as a command): the first
+    # game is single-game, the next ones forks of one zygote, and nothing carries over.
+    command = shlex.join(
+        [sys.executable, "-S", str(SDK_RUNTIME), "--zygote", "{code}/remembers.py:Remembers"]
+    )
+    files = bundle_files({"remembers.py": (HERE / "remembers.py").read_text()})
+    bot = make_bot(BotSource(COMMAND, command, {}, files), warm=True)
+    try:
+        found = play_games(bot, 1)
+        assert bot.zygote_pid is None  # single-game: its sandbox ended with it
+        found += play_games(bot, 3)
+        assert bot.cold_reason is None and bot.zygote_pid is not None
+    finally:
+        bot.close()
+    for report in found:
+        assert {key: report[key] for key in NOTHING} == NOTHING
+
+
+@needs_zygotes
 def test_the_warm_path_is_warm() -> None:
     bot = make_bot(python_source("first_legal.py", "FirstLegal"), warm=True)
     try:
