@@ -40,7 +40,9 @@ from arena.web.sessions import (
     CSRF_HEADER,
     SignedOut,
     check_csrf,
+    end_sign_in,
     keep_session,
+    record_sign_in,
     session_of,
     set_cookie,
     signed_in_account,
@@ -105,14 +107,15 @@ def signin(
     next: Annotated[str, Form(max_length=2000)] = "/",
 ) -> Response:
     check_csrf(ctx.sessions, request, csrf)
-    with Session(ctx.engine) as db:
+    with session_scope(ctx.engine) as db:
         account = account_for_token(db, token.strip())
-    if account is None:
+        # A new nonce: a session planted before signing in is worth nothing after it.
+        session = record_sign_in(db, ctx.sessions, account) if account is not None else None
+    if session is None:
         error = "unknown token: try again"
         return page(ctx, request, "signin.html", 401, next=local_path(next), error=error)
     response = RedirectResponse(local_path(next), status_code=303)
-    # A new nonce: a session planted before signing in is worth nothing after it.
-    set_cookie(ctx.sessions, request, response, ctx.sessions.new(account))
+    set_cookie(ctx.sessions, request, response, session)
     return response
 
 
@@ -120,7 +123,11 @@ def signin(
 def signout(
     ctx: Context, request: Request, csrf: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
+    """End the session on the server (every copy of its cookie is signed out) and give
+    the browser a new, anonymous one."""
     check_csrf(ctx.sessions, request, csrf)
+    with session_scope(ctx.engine) as db:
+        end_sign_in(db, session_of(ctx.sessions, request))
     response = RedirectResponse("/", status_code=303)
     set_cookie(ctx.sessions, request, response, ctx.sessions.new())
     return response
