@@ -64,6 +64,15 @@ class RateLimit:
         if self.requests < 1 or not self.seconds > 0:
             raise ValueError(f"a rate limit needs requests >= 1 and seconds > 0, not {self!r}")
 
+    def retry_after(self, count: int, oldest: datetime | None, now: datetime) -> int | None:
+        """None while ``count`` requests in the window (the ``oldest`` at that time)
+        leave room for one more; else the whole seconds until the oldest leaves it."""
+        if count < self.requests:
+            return None
+        oldest = _aware(oldest) if oldest is not None else now
+        wait = (oldest + timedelta(seconds=self.seconds) - now).total_seconds()
+        return max(1, math.ceil(wait))
+
 
 class RateLimited(ArenaError):
     """Too many writes in the window; ``retry_after`` says when the next one is admitted."""
@@ -168,11 +177,8 @@ def admit(session: Session, account: Account, action: str, limit: RateLimit) -> 
             WriteRequest.account_id == account.id, WriteRequest.created > window_start
         )
     ).one()
-    count, oldest = int(recent[0]), recent[1]
-    if count >= limit.requests:
-        oldest = _aware(oldest) if oldest is not None else now
-        wait = (oldest + timedelta(seconds=limit.seconds) - now).total_seconds()
-        retry_after = max(1, math.ceil(wait))
+    retry_after = limit.retry_after(int(recent[0]), recent[1], now)
+    if retry_after is not None:
         raise RateLimited(
             f"rate limit: at most {limit.requests} submissions per {limit.seconds:g} s per "
             "account (bots submitted or retired, tournaments queued or cancelled, ladder "

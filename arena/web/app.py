@@ -70,6 +70,10 @@ class Busy(ArenaError):
     """The server cannot take this request now (every submission check slot is taken)."""
 
 
+SETTING_TABLES = ("uploads", "rate_limit", "sign_in_limit", "move_limit", "caps")
+"""The settings that are tables of their own in the operator's file."""
+
+
 @dataclass(frozen=True)
 class WebSettings:
     """What the server allows; every cap answers with a clear 4xx when passed. The
@@ -79,6 +83,11 @@ class WebSettings:
 
     uploads: UploadLimits = field(default_factory=UploadLimits)
     rate_limit: RateLimit = field(default_factory=RateLimit)
+    sign_in_limit: RateLimit = field(default_factory=lambda: RateLimit(10, 60.0))
+    """Sign-ins, sign-outs and API requests with an unknown token, per client address
+    (sign-outs also per account: arena/web/limits.py)."""
+    move_limit: RateLimit = field(default_factory=lambda: RateLimit(300, 60.0))
+    """Moves in browser games, per client address and per account."""
     check_seconds: float = 10.0
     """The submission check's start-up and move deadline."""
     concurrent_checks: int = 2
@@ -100,7 +109,7 @@ class WebSettings:
     """How long a browser's sign-in lasts."""
 
     def __post_init__(self) -> None:
-        require_positive(self, skip=("uploads", "rate_limit", "caps", "allow_weak_sandbox"))
+        require_positive(self, skip=(*SETTING_TABLES, "allow_weak_sandbox"))
 
     @property
     def body_bytes(self) -> int:
@@ -110,8 +119,8 @@ class WebSettings:
 
 def load_settings(path: FilePath) -> WebSettings:
     """The server's settings from a TOML file: any field of :class:`WebSettings`, with
-    the tables ``[uploads]``, ``[rate_limit]`` and ``[caps]`` (docs/web.md); what it
-    leaves out keeps its default.
+    the tables ``[uploads]``, ``[rate_limit]``, ``[sign_in_limit]``, ``[move_limit]`` and
+    ``[caps]`` (docs/web.md); what it leaves out keeps its default.
 
     Raises:
         ConfigError: the file cannot be read, or a setting is unknown or bad (named).
