@@ -44,7 +44,6 @@ from arena.web.accounts import (
 )
 from arena.web.app import (
     AuthError,
-    Busy,
     FieldError,
     Offset,
     RowId,
@@ -404,12 +403,9 @@ def submit_bot(
             command=_command(command, files),
             params=_params(params, "a command bot"),
         )
-    if not ctx.check_slots.acquire(timeout=settings.check_wait_seconds):
-        raise Busy("every submission check slot is busy: try again in a minute")
-    try:
+    assert account.id is not None
+    with ctx.check_slots.held(account.id, settings.check_wait_seconds):
         verdict = run_check(submission)
-    finally:
-        ctx.check_slots.release()
     if verdict.source is None:
         raise SubmissionRejected(verdict.rejection or "bot rejected")
     with session_scope(ctx.engine) as session:

@@ -9,7 +9,6 @@ for page requests); no traceback leaves the server.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Annotated, Any
@@ -35,6 +34,7 @@ from arena.tournament.config import ConfigCaps, read_config_file, require_positi
 from arena.tournament.driver import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
+from arena.web.check_slots import Busy, CheckSlots
 from arena.web.checker import CheckFailed
 from arena.web.data import check_text
 from arena.web.humans import HumanGames, HumanLimits, NotYourTurn, TooManyGames
@@ -66,10 +66,6 @@ class FieldError(ArenaError):
     """A request field with a bad value (the message names both)."""
 
 
-class Busy(ArenaError):
-    """The server cannot take this request now (every submission check slot is taken)."""
-
-
 SETTING_TABLES = ("uploads", "rate_limit", "sign_in_limit", "move_limit", "caps")
 """The settings that are tables of their own in the operator's file."""
 
@@ -91,6 +87,9 @@ class WebSettings:
     check_seconds: float = 10.0
     """The submission check's start-up and move deadline."""
     concurrent_checks: int = 2
+    checks_per_account: int = 2
+    """Submission checks one account may have running or waiting at once (429 beyond;
+    arena/web/check_slots.py)."""
     check_wait_seconds: float = 60.0
     config_bytes: int = 64 * 1024
     caps: ConfigCaps = field(default_factory=ConfigCaps)
@@ -149,12 +148,14 @@ class WebContext:
     reports: ReportCache
     sandbox: SandboxGate
     replays: Memo = field(default_factory=Memo)
-    check_slots: threading.BoundedSemaphore = field(init=False)
+    check_slots: CheckSlots = field(init=False)
     humans: HumanGames = field(init=False)
     sessions: SessionKeys = field(init=False)
 
     def __post_init__(self) -> None:
-        self.check_slots = threading.BoundedSemaphore(self.settings.concurrent_checks)
+        self.check_slots = CheckSlots(
+            self.settings.concurrent_checks, self.settings.checks_per_account
+        )
         limits = HumanLimits(
             games=self.settings.human_games,
             per_account=self.settings.human_games_per_account,
