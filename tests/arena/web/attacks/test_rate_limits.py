@@ -140,5 +140,6 @@ def test_the_operator_sets_the_limits(engine: Engine, tmp_path: Path) -> None:
     settings = load_settings(file)
     assert settings.sign_in_limit == RateLimit(2, 30.0)
     assert settings.move_limit == RateLimit(50, 60.0)
+    assert WebSettings().move_limit == RateLimit(300, 60.0)  # the documented default
     with TestClient(create_app(engine, settings=settings)) as client:
         assert [guess(client, attempt).status_code for attempt in range(3)] == [401, 401, 429]
