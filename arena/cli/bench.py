@@ -435,10 +435,13 @@ def protocol(
 ) -> None:
     """The bot protocol's cost: per move (act round trip) and per game (start, end), with
     a trivial Python SDK bot in the full sandbox (``--warm``: its zygote's games)."""
+    import os
+
     from arena.bench.protocol import protocol_speed
 
     if moves < 1 or games < 1:
         raise ArenaError(f"--moves and --games must be at least 1, not {moves} and {games}")
+    load_at_start = os.getloadavg()[0]
     speed = protocol_speed(game=game, moves=moves, games=games, warm=warm)
     table = Table(
         title=f"bot protocol, {speed.game} sample position ({speed.observation_bytes} bytes of "
@@ -446,28 +449,42 @@ def protocol(
         f"({platform.python_implementation()} "
         f"{platform.python_version()}, {platform.machine()})"
     )
-    columns = (
-        "moves",
-        "act median µs",
-        "act p90 µs",
-        "act mean µs",
-        "games",
-        "start median ms",
-        "end median ms",
-    )
-    for column in columns:
+    per_move = {
+        "moves": f"{len(speed.round_trips):,}",
+        "act median µs": f"{speed.median * 1e6:.1f}",
+        "act p90 µs": f"{speed.p90 * 1e6:.1f}",
+        "act mean µs": f"{statistics.mean(speed.round_trips) * 1e6:.1f}",
+        "never frozen µs": (
+            f"{statistics.median(speed.never_frozen) * 1e6:.1f}" if speed.never_frozen else "-"
+        ),
+        "host CPU µs": f"{speed.host_cpu * 1e6:.1f}",
+        "bot CPU µs": f"{speed.bot_cpu * 1e6:.1f}" if speed.bot_cpu is not None else "-",
+    }
+    for column in per_move:
         table.add_column(column, justify="right")
-    table.add_row(
-        f"{len(speed.round_trips):,}",
-        f"{speed.median * 1e6:.0f}",
-        f"{speed.p90 * 1e6:.0f}",
-        f"{statistics.mean(speed.round_trips) * 1e6:.0f}",
-        str(len(speed.starts)),
-        f"{statistics.median(speed.starts) * 1e3:.1f}",
-        f"{statistics.median(speed.ends) * 1e3:.1f}",
-    )
+    table.add_row(*per_move.values())
     console.print(table)
+    games_table = Table()
+    per_game = {
+        "games": str(len(speed.starts)),
+        "start median ms": f"{statistics.median(speed.starts) * 1e3:.1f}",
+        "end median ms": f"{statistics.median(speed.ends) * 1e3:.1f}",
+    }
+    for column in per_game:
+        games_table.add_column(column, justify="right")
+    games_table.add_row(*per_game.values())
+    console.print(games_table)
+    console.print(
+        "never frozen: the median of as many moves of the same bot, in alternating blocks, "
+        "with its freezing off (what freezing it off its turn costs); host and bot CPU: per "
+        "act, as getrusage and the bot's cgroup count it",
+        highlight=False,
+    )
     console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
+    console.print(
+        f"load average {load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        highlight=False,
+    )
 
 
 @app.command("sandbox")

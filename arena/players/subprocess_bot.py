@@ -46,6 +46,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from arena.play.bot_text import bot_text, is_storable
 from arena.play.runner import HostError, TimeControl
 from arena.play.time_control import CLOCK_INCREMENTS
@@ -67,7 +69,7 @@ from bots.base import (
     BotTimeout,
     GameInfo,
 )
-from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION
+from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION, decode
 from engines.core import Action
 from engines.outcome import Outcome
 from engines.seeding import MAX_SEED
@@ -89,6 +91,8 @@ ERROR_REPORT_CHARS = 200
 """Characters of the bot's own error report (its ``act`` raised) that are kept."""
 POLL_MAX_MS = 2**31 - 1
 """``poll()`` takes a C int of milliseconds; longer waits are made of several polls."""
+TEXTS_KEPT = 10_000
+"""Action texts a bot keeps made (:class:`_ActionTexts`)."""
 FOREVER_SECONDS = 10_000_000.0
 """Longer time limits (up to infinity) mean no limit; they are cut to this, which
 still fits every clock the host hands on (the CPU-time limit, the wire's JSON)."""
@@ -129,6 +133,18 @@ class Handshake:
         return ANY_GAME in self.games or game in self.games
 
 
+class _ActionTexts(dict[Action, str]):
+    """Each action's text, made once: ``str`` of a card is a Python call, and a move
+    sends every legal action's text. Cleared when it passes :data:`TEXTS_KEPT` (a
+    game's actions are few, but a long-lived bot may play many games)."""
+
+    def __missing__(self, action: Action) -> str:
+        if len(self) >= TEXTS_KEPT:
+            self.clear()
+        text = self[action] = str(action)
+        return text
+
+
 class _Exited(Exception):
     """The bot closed its output or its input (it exited or was killed)."""
 
@@ -167,7 +183,20 @@ class _Channel:
         if pidfd is not None:
             self.reading.register(pidfd, select.POLLIN)
 
-    def send(self, data: bytes, deadline: float) -> None:
+    def write_now(self, data: bytes) -> int:
+        """Write what the pipe takes of ``data`` without waiting; returns how much.
+
+        Raises:
+            _Exited: the bot closed its input.
+        """
+        try:
+            return os.write(self.stdin, data)
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Exited from None
+
+    def send(self, data: bytes | memoryview, deadline: float) -> None:
         """Raises BotTimeout (the bot does not read) or _Exited."""
         view = memoryview(data)
         while view:
@@ -195,14 +224,15 @@ class _Channel:
         """
         searched = 0
         while True:
-            newline = self.pending.find(b"\n", searched)
-            if (newline if newline >= 0 else len(self.pending)) > self.line_bytes:
-                raise BotMalformedOutput(f"wrote a line longer than {self.line_bytes} bytes")
-            if newline >= 0:
-                line = bytes(self.pending[:newline])
-                del self.pending[: newline + 1]
-                return line
-            searched = len(self.pending)
+            if self.pending:
+                newline = self.pending.find(b"\n", searched)
+                if (newline if newline >= 0 else len(self.pending)) > self.line_bytes:
+                    raise BotMalformedOutput(f"wrote a line longer than {self.line_bytes} bytes")
+                if newline >= 0:
+                    line = bytes(self.pending[:newline])
+                    del self.pending[: newline + 1]
+                    return line
+                searched = len(self.pending)
             events = self.reading.poll(_milliseconds(deadline))
             if not events and time.monotonic() < deadline:
                 continue  # a wait longer than poll() takes ended early
@@ -220,6 +250,12 @@ class _Channel:
                 chunk = _read(fd)
                 if chunk == b"":
                     raise _Exited
+                if chunk and not self.pending and chunk.find(b"\n") == len(chunk) - 1:
+                    if len(chunk) > self.line_bytes:
+                        raise BotMalformedOutput(
+                            f"wrote a line longer than {self.line_bytes} bytes"
+                        )
+                    return chunk[:-1]  # the common case: one read, one whole line
                 self.pending += chunk or b""
 
     def read_available(self) -> bytes:
@@ -342,6 +378,7 @@ class SubprocessBot(Bot):
         self._channel: _Channel | None = None
         self._spent = 0.0
         self._seed_key = secrets.token_bytes(SEED_KEY_BYTES)
+        self._texts = _ActionTexts()
 
     # -- the Bot protocol ---------------------------------------------------------
 
@@ -603,32 +640,37 @@ class SubprocessBot(Bot):
             raise BotCrash("act before new_game (or after the bot was stopped)")
         game_left = self.game_seconds - self._spent if time_left is None else time_left
         allowed = min(self.move_seconds, game_left)
-        by_text = {str(action): action for action in legal_actions}
-        with self._faults_stop_the_bot("on its move"):
+        try:
+            texts = list(map(self._texts.__getitem__, legal_actions))
             if allowed <= 0:
                 raise BotTimeout("its time for this game is used up")
             if self._channel.has_unread_output():
                 raise BotProtocolError("sent a message nobody asked for")
             started = time.monotonic()
-            reply = self._request(
-                {
-                    "type": "act",
-                    "observation": observation,
-                    "legal_actions": list(by_text),
-                    "time_left": round(game_left, 6),
-                    "move_time": round(self.move_seconds, 6),
-                },
-                started + allowed,
-            )
+            request = {
+                "type": "act",
+                "observation": observation,
+                "legal_actions": texts,
+                "time_left": round(min(game_left, FOREVER_SECONDS), 6),  # JSON has no inf
+                "move_time": round(self.move_seconds, 6),
+            }
+            self._send_line(_encode(request), started + allowed)
+            reply = self._read_reply(started + allowed)
             self._spent += time.monotonic() - started
             text = self._expect(reply, "action").get("action")
             if not isinstance(text, str):
                 raise BotProtocolError(f"'action' must be a string, not {_shown(text)}")
-            action = by_text.get(text)
-            if action is None:
-                shown = ", ".join(list(by_text)[:12]) + (", …" if len(by_text) > 12 else "")
-                raise BotIllegalAction(f"{_shown(text)} is not legal here (legal: {shown})")
-            return action
+            try:
+                return legal_actions[texts.index(text)]
+            except ValueError:
+                shown = ", ".join(texts[:12]) + (", …" if len(texts) > 12 else "")
+                raise BotIllegalAction(
+                    f"{_shown(text)} is not legal here (legal: {shown})"
+                ) from None
+        except BaseException as exc:
+            # Entered on a fault only: around every move, it would cost a microsecond.
+            with self._faults_stop_the_bot("on its move"):
+                raise exc
 
     def game_over(self, outcome: Outcome) -> None:
         """Tell the bot, ask it to quit, then kill its process group (never raises)."""
@@ -669,10 +711,22 @@ class SubprocessBot(Bot):
         return self._read_reply(deadline)
 
     def _send_request(self, message: Mapping[str, Any], deadline: float) -> None:
+        self._send_line(_encode(message), deadline)
+
+    def _send_line(self, line: bytes, deadline: float) -> None:
+        """Write a request, then thaw the bot: it wakes once, to find the whole request
+        (when the pipe holds it; the rest is written once the bot reads).
+
+        Raises:
+            BotTimeout: the bot does not read the rest in time.
+            _Exited: it closed its input.
+        """
         assert self._channel is not None and self.process is not None
+        written = self._channel.write_now(line)
         if self.process.cgroup is not None:
             self.process.cgroup.thaw()
-        self._channel.send(_encode(message), deadline)
+        if written < len(line):
+            self._channel.send(memoryview(line)[written:], deadline)
 
     def _read_reply(self, deadline: float) -> dict[str, Any]:
         assert self._channel is not None and self.process is not None
@@ -685,7 +739,7 @@ class SubprocessBot(Bot):
     def _parse_reply(line: bytes) -> dict[str, Any]:
         """Raises BotMalformedOutput, BotProtocolError or BotErrorReport."""
         try:
-            reply = json.loads(line)
+            reply = decode(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise BotMalformedOutput(f"wrote {_quote(line)}, which is not JSON") from None
         if not isinstance(reply, dict):
@@ -809,7 +863,17 @@ def stderr_excerpt(stderr: bytes, characters: int) -> str:
 
 
 def _encode(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    """A message's line: compact JSON (orjson's; the standard library's for what orjson
+    refuses, such as integers beyond 64 bits), ending in a newline.
+
+    Raises:
+        TypeError: a value JSON cannot hold.
+        ValueError: a circular reference.
+    """
+    try:
+        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
 def _quote(line: bytes) -> str:

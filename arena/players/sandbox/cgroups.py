@@ -38,7 +38,7 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -208,6 +208,25 @@ class BotCgroup:
         """
         if self._freezer is not None:
             os.write(self._freezer[0], self._freezer[2])
+
+    @contextlib.contextmanager
+    def never_frozen(self) -> Iterator[None]:
+        """Thawed, :meth:`freeze` and :meth:`thaw` doing nothing, for the block: what
+        freezing costs a move, measured (``arena bench protocol``). Frozen again after.
+
+        Raises:
+            OSError: the kernel refused.
+        """
+        freezer, self._freezer = self._freezer, None
+        if freezer is None:
+            yield
+            return
+        os.write(freezer[0], freezer[2])
+        try:
+            yield
+        finally:
+            self._freezer = freezer
+            self.freeze()
 
     def thawing(self) -> tuple[int, bytes] | None:
         """Its open freezer file and what thaws it (for a process that must thaw it
