@@ -469,6 +469,8 @@ def _fork_game(session: Session, message: dict[str, Any]) -> None:
             os.chdir(WORK_DIR)
         session._new_game(message)
         code = session.run()
+    except SystemExit as exc:  # sys.exit(N) in the bot: its status, as a cold game's
+        code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except BaseException:
         code = 1
     sys.stdout.flush()

@@ -77,21 +77,27 @@ class WardenPlan:
     """The mount flags of each fresh tmpfs."""
 
 
-def start_warden(plan: WardenPlan, max_fd: int, mount_ns: int) -> int:
-    """Fork the warden (in the supervisor, after its bot); returns its PID. The child
-    never returns: it serves until its command pipe ends, then exits. ``mount_ns`` is
-    the bot's mount namespace, open: the warden joins it before each renewal, which
-    makes the bot's root its own (a fork racing with the bot's ``pivot_root`` may
-    keep the old root, detached a moment later)."""
+def start_warden(plan: WardenPlan, max_fd: int, mount_ns: int) -> None:
+    """Fork the warden (in the supervisor, after its bot). The warden never returns: it
+    serves until its command pipe ends, then exits (or dies with the bot's PID
+    namespace). ``mount_ns`` is the bot's mount namespace, open: the warden joins it
+    before each renewal, which makes the bot's root its own (a fork racing with the
+    bot's ``pivot_root`` may keep the old root, detached a moment later)."""
     pid = os.fork()
     if pid:
         os.close(plan.requests)
         os.close(plan.answers)
-        return pid
+        os.waitpid(pid, 0)  # it exits at once, its child serving
+        return
     code = 1
     try:
+        # Forked once more and orphaned: inside the bot's PID namespace, so that its
+        # reaper (process 1, ignoring SIGCHLD) adopts it and the kernel reaps it when
+        # it ends. A child of the supervisor (outside) would be left to the host's
+        # init when the supervisor is killed, a zombie process 1's end waits for.
+        if os.fork():
+            os._exit(0)
         _keep_only((plan.requests, plan.answers, mount_ns), max_fd)
-        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         code = serve(plan, mount_ns)
     finally:
