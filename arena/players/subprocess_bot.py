@@ -355,7 +355,10 @@ class SubprocessBot(Bot):
         self._game_pidfd: int | None = None
         self._pipe_names: frozenset[str] | None = None
         """The names of the pipes to the running zygote (``pipe:[inode]``)."""
-        self._snapshot: tuple[zygote.Snapshot, tuple[str, str, str]] | None = None
+        self._baseline: zygote.Snapshot | None = None
+        """What the zygote held at its first game's start: the same at every start."""
+        self._stillness: tuple[str, ...] | None = None
+        """The stopped zygote's and reaper's :func:`~zygote.stillness` at the game's start."""
         """The stopped zygote's and reaper's counts at the start of the game."""
         self.name = name
         self.files = dict(files or {})
@@ -485,7 +488,7 @@ class SubprocessBot(Bot):
             self._check_plays(info)
         try:
             last_pid = zygote.renew(process, pid)
-            if self._snapshot is not None:  # stopped since its last game
+            if self._stillness is not None:  # stopped since its last game
                 assert self._zygote_pidfd is not None
                 signal.pidfd_send_signal(self._zygote_pidfd, signal.SIGCONT)
         except (zygote.ZygoteUnfit, OSError) as exc:
@@ -502,11 +505,15 @@ class SubprocessBot(Bot):
         if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
             self._stop()  # the next game starts a new one; this one is played cold
             return False
-        faults, counts = zygote.inspect(pid, self._pipes())
-        if faults or counts is None:
+        faults, held = zygote.inspect(pid, self._pipes())
+        if faults or held is None:
             return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
+        if self._baseline is None:
+            self._baseline = held
+        elif held != self._baseline:
+            return self._go_cold("its zygote ran, or its state changed, while a game played")
         try:
-            self._snapshot = (counts, zygote.reaper_switches(process))
+            self._stillness = zygote.stillness(process, pid)
         except zygote.ZygoteUnfit as exc:
             return self._go_cold(str(exc))
         with self._faults_stop_the_bot("while starting"):
@@ -605,8 +612,8 @@ class SubprocessBot(Bot):
         try:
             channel.read_available()  # lines the game left: not the next game's
             zygote.drain_input(pid)
-            counts = (zygote.snapshot(pid), zygote.reaper_switches(process))
-            same = ended and counts == self._snapshot
+            assert self._stillness is not None
+            same = ended and zygote.stayed_still(self._stillness, zygote.stillness(process, pid))
         except (zygote.ZygoteUnfit, OSError):
             same = False
         if not ended or self._zygote_ended():
@@ -786,7 +793,7 @@ class SubprocessBot(Bot):
         process, channel = self.process, self._channel
         self.process = self._channel = None
         self.zygote_pid = self.game_pid = None
-        self._snapshot = self._pipe_names = None
+        self._stillness = self._baseline = self._pipe_names = None
         self._close_game_pidfd()
         if self._zygote_pidfd is not None:
             os.close(self._zygote_pidfd)
