@@ -192,6 +192,9 @@ class _Plain:
     def outcome(self, data: Mapping[str, Any]) -> Any:
         return data
 
+    def warm_up(self) -> None:
+        """Import now what every game needs (a zygote, before its first fork)."""
+
 
 class _Engine(_Plain):
     """Messages → calls for a ``bots.base.Bot``: the engine's own values, as in process."""
@@ -214,6 +217,11 @@ class _Engine(_Plain):
         from engines.outcome import Outcome
 
         return Outcome.from_dict(data)
+
+    def warm_up(self) -> None:
+        import bots.base  # noqa: F401
+        import engines.outcome
+        import engines.registry  # noqa: F401
 
 
 def _adapter_for(cls: type) -> _Plain:
@@ -420,6 +428,7 @@ def zygote_main(argv: Sequence[str]) -> int:
     if session is None:
         return 1
     os.chdir("/")  # its working directory is renewed for every game
+    session.adapter.warm_up()  # a game would import them anew, every game
     gc.collect()
     gc.freeze()  # what it loaded is never traversed again: a game copies fewer pages
     return _serve_games(session)
