@@ -182,6 +182,7 @@ def test_ray_workers_keep_a_zygote_per_seat(engine: Engine, tmp_path: Path) -> N
     path = tmp_path / "ray-starts.jsonl"
     root = Path(__file__).resolve().parents[2]
     ray.init(
+        address="local",  # a Ray of its own, whatever cluster another test left running
         num_cpus=1,
         include_dashboard=False,
         log_to_driver=False,
