@@ -11,19 +11,12 @@ server-sent event, the drawing.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from arena.errors import ArenaError
+from arena.bench.server import BenchError, live_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -57,17 +50,6 @@ class RoundTrips:
     """Click to the bot's answer drawn, one per move."""
 
 
-class BenchError(ArenaError):
-    """The benchmark cannot run here (no Chromium, no playwright, a server that fails)."""
-
-
-def free_port() -> int:
-    """A TCP port of loopback free now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def browser_round_trips(
     *, moves: int, game: str = "koenigsgarten", bot: str = "random", chromium: Path = CHROMIUM
 ) -> RoundTrips:
@@ -83,65 +65,15 @@ def browser_round_trips(
     if not chromium.exists():
         raise BenchError(f"no Chromium at {str(chromium)!r}")
     with tempfile.TemporaryDirectory() as folder:
-        db, token = database_with_account(Path(folder))
         # Starting a game counts against the account's write limit; the benchmark
         # starts one every few moves.
-        settings = Path(folder) / "web.toml"
-        settings.write_text("[rate_limit]\nrequests = 100000\n")
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        command = ["serve", "--port", str(port), "--no-worker", "--db", db]
-        command += ["--settings", str(settings)]
-        server = subprocess.Popen(
-            [sys.executable, "-m", "arena", *command],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        try:
-            wait_up(server, url)
-            with sync_playwright() as driver:
-                browser = driver.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
-                try:
-                    return _play(browser.new_page(), url, token, moves, game, bot)
-                finally:
-                    browser.close()
-        finally:
-            server.terminate()
-            server.wait(10)
-
-
-def database_with_account(folder: Path) -> tuple[str, str]:
-    """A new SQLite database in ``folder`` with one account, ``bench``: its path and
-    the account's token."""
-    from arena.store.db import open_database, session_scope
-    from arena.web.accounts import create_account
-
-    db = str(folder / "arena.db")
-    engine = open_database(db)
-    with session_scope(engine) as session:
-        _, token = create_account(session, "bench")
-    engine.dispose()
-    return db, token
-
-
-def wait_up(server: subprocess.Popen[bytes], url: str) -> None:
-    """Wait until the ``arena serve`` process ``server`` answers at ``url``.
-
-    Raises:
-        BenchError: it exited, or did not answer within 120 s.
-    """
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise BenchError(f"arena serve exited with status {server.returncode}")
-        try:
-            if httpx.get(f"{url}/api/games", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise BenchError("arena serve did not answer within 120 s")
+        settings = "[rate_limit]\nrequests = 100000\n"
+        with live_server(Path(folder), settings=settings) as server, sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+            try:
+                return _play(browser.new_page(), server.url, server.tokens[0], moves, game, bot)
+            finally:
+                browser.close()
 
 
 def _play(page: Any, url: str, token: str, moves: int, game: str, bot: str) -> RoundTrips:

@@ -19,8 +19,6 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,8 +27,7 @@ from pathlib import Path
 
 import httpx
 
-import arena
-from arena.bench.browser import BenchError, database_with_account, free_port, wait_up
+from arena.bench.server import BenchError, live_server
 
 CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
 POLL_SECONDS = 0.2
@@ -153,38 +150,24 @@ def busy_games(
     Raises:
         BenchError: the server does not start, or a game cannot be played.
     """
-    with tempfile.TemporaryDirectory() as folder:
-        db, token = database_with_account(Path(folder))
-        settings = Path(folder) / "web.toml"
-        settings.write_text(
-            f"human_games_per_account = {games}\nhuman_games = {max(games, 16)}\n"
-            "[rate_limit]\nrequests = 100000\n"
-        )
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        command = ["serve", "--port", str(port), "--no-worker", "--db", db]
-        # The server's arena: this one, or the checkout's (its directory first on the
-        # path; run from elsewhere, since ``-m`` puts the working directory before it).
-        code = checkout.resolve() if checkout is not None else Path(arena.__file__).parents[1]
-        path = os.pathsep.join([str(code), *filter(None, [os.environ.get("PYTHONPATH")])])
-        server = subprocess.Popen(
-            [sys.executable, "-m", "arena", *command, "--settings", str(settings)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path},
-            cwd=folder,
-        )
+    settings = (
+        f"human_games_per_account = {games}\nhuman_games = {max(games, 16)}\n"
+        "[rate_limit]\nrequests = 100000\n"
+    )
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        live_server(Path(folder), settings=settings, checkout=checkout) as server,
+    ):
         players: list[_Player] = []
         try:
-            wait_up(server, url)
             load_before = os.getloadavg()[0]
-            idle = _latencies(url, requests, pause)
-            players = [_Player(url, token, game, bot) for _ in range(games)]
+            idle = _latencies(server.url, requests, pause)
+            players = [_Player(server.url, server.tokens[0], game, bot) for _ in range(games)]
             for player in players:
                 player.thread.start()
             time.sleep(warmup)
             cpu_before, started = _cpu_seconds(server.pid), time.monotonic()
-            busy = _latencies(url, requests, pause)
+            busy = _latencies(server.url, requests, pause)
             cpu_after, busy_seconds = _cpu_seconds(server.pid), time.monotonic() - started
             load_after = os.getloadavg()[0]
             failed = [player.error for player in players if player.error is not None]
@@ -197,12 +180,6 @@ def busy_games(
             for player in players:
                 player.thread.join(60)
                 player.client.close()
-            server.terminate()
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
     return BusyGames(
         idle,
         busy,

@@ -3,23 +3,33 @@
 A trivial Python bot (the SDK, answering the first legal action) runs in the full
 sandbox, exactly as a submitted bot does. The per-move figure is the round trip of
 one ``act`` as the runner sees it: encoding the observation and the legal actions,
-the pipe both ways, the bot decoding, choosing and encoding, and the host reading,
-decoding and mapping the answer onto the engine's action. The per-game figures are
-the start (sandbox, interpreter, handshake, ``new_game``) and the end (``game_over``,
-``quit``, killing and reaping, cleaning up).
+the pipe both ways, thawing and freezing the bot, the bot decoding, choosing and
+encoding, and the host reading, decoding and mapping the answer onto the engine's
+action. The per-game figures are the start (sandbox, interpreter, handshake,
+``new_game``) and the end (``game_over``, ``quit``, killing and reaping, cleaning up).
+
+Where the microseconds go: the host and the bot take turns, so a round trip is about
+the CPU both spend on it (the host's from ``getrusage``, the bot's as its cgroup counts
+it), and the same moves with the bot never frozen (in alternating blocks, in one
+process) show what freezing it off its turn costs.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import resource
 import statistics
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.players.loader import PYTHON, BotSource, BotSpec, subprocess_bot
 from arena.players.sandbox import DEFAULT_LIMITS, Isolation
+from arena.players.subprocess_bot import SubprocessBot
 from bots.base import GameInfo
+from engines.core import Action
 from engines.outcome import ForfeitReason
 from engines.registry import get_game
 
@@ -29,6 +39,8 @@ class FirstLegal:
         return legal_actions[0]
 """
 WARM_UP_MOVES = 200
+BLOCKS = 10
+"""Blocks of moves, frozen and never frozen in turn (the load changes meanwhile)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,13 @@ class ProtocolSpeed:
     game: str
     observation_bytes: int
     round_trips: list[float]
-    """Seconds per ``act``, in order."""
+    """Seconds per ``act``, in order (the bot frozen off its turn, as always)."""
+    never_frozen: list[float]
+    """Seconds per ``act`` of the same bot never frozen (empty without a freezer)."""
+    host_cpu: float
+    """The host's CPU seconds per ``act`` of :attr:`round_trips`."""
+    bot_cpu: float | None
+    """The bot's CPU seconds per ``act`` of :attr:`round_trips` (None: not counted)."""
     starts: list[float]
     ends: list[float]
     isolation: Isolation
@@ -56,8 +74,9 @@ class ProtocolSpeed:
 
 
 def protocol_speed(*, game: str, moves: int, games: int, warm: bool = False) -> ProtocolSpeed:
-    """Time ``moves`` round trips (after a warm-up) and ``games`` starts and ends;
-    ``warm``: the bot is started once, each game a fork of it (``SandboxLimits.warm``).
+    """Time ``moves`` round trips (after a warm-up), as many with the bot never frozen
+    where it has a freezer, and ``games`` starts and ends; ``warm``: the bot is started
+    once, each game a fork of it (``SandboxLimits.warm``).
 
     Raises:
         UnknownGameError: ``game`` is unknown.
@@ -71,7 +90,7 @@ def protocol_speed(*, game: str, moves: int, games: int, warm: bool = False) -> 
     bot = subprocess_bot(spec, limits=dataclasses.replace(DEFAULT_LIMITS, warm=warm))
     info = GameInfo(engine, engine.options_to_dict(state.options), seat, state.num_seats, 0)
     outcome = engine.forfeit_outcome(state, seat, ForfeitReason.TIMEOUT)
-    round_trips: list[float] = []
+    moves_timed = _MovesTimed()
     starts: list[float] = []
     ends: list[float] = []
     for played in range(max(1, games)):
@@ -79,11 +98,7 @@ def protocol_speed(*, game: str, moves: int, games: int, warm: bool = False) -> 
         bot.new_game(info)
         starts.append(time.perf_counter() - started)
         if played == 0:
-            for move in range(WARM_UP_MOVES + moves):
-                started = time.perf_counter()
-                bot.act(observation, legal, None)
-                if move >= WARM_UP_MOVES:
-                    round_trips.append(time.perf_counter() - started)
+            _time_moves(bot, observation, legal, moves, moves_timed)
         started = time.perf_counter()
         bot.game_over(outcome)
         ends.append(time.perf_counter() - started)
@@ -91,4 +106,71 @@ def protocol_speed(*, game: str, moves: int, games: int, warm: bool = False) -> 
     assert sandbox is not None
     bot.close()
     size = len(json.dumps(observation))
-    return ProtocolSpeed(game, size, round_trips, starts, ends, sandbox.isolation)
+    timed = max(1, len(moves_timed.frozen))
+    return ProtocolSpeed(
+        game,
+        size,
+        moves_timed.frozen,
+        moves_timed.never_frozen,
+        moves_timed.host_cpu / timed,
+        None if moves_timed.bot_cpu is None else moves_timed.bot_cpu / timed,
+        starts,
+        ends,
+        sandbox.isolation,
+    )
+
+
+@dataclass
+class _MovesTimed:
+    frozen: list[float] = dataclasses.field(default_factory=list)
+    never_frozen: list[float] = dataclasses.field(default_factory=list)
+    host_cpu: float = 0.0
+    bot_cpu: float | None = 0.0
+
+
+def _time_moves(
+    bot: SubprocessBot,
+    observation: Mapping[str, Any],
+    legal: Sequence[Action],
+    moves: int,
+    timed: _MovesTimed,
+) -> None:
+    """``moves`` round trips into ``timed`` after a warm-up, in :data:`BLOCKS` blocks,
+    each followed by as many with the bot never frozen (where it has a freezer)."""
+    for _ in range(WARM_UP_MOVES):
+        bot.act(observation, legal, None)
+    sandbox = bot.process
+    assert sandbox is not None
+    cgroup = sandbox.cgroup
+    freezes = cgroup is not None and cgroup.thawing() is not None
+    for block in range(BLOCKS):
+        count = moves // BLOCKS + (block < moves % BLOCKS)
+        bot_before = cgroup.cpu_seconds() if cgroup is not None else None
+        host_before = _host_cpu()
+        timed.frozen += _round_trips(bot, observation, legal, count)
+        timed.host_cpu += _host_cpu() - host_before
+        bot_after = cgroup.cpu_seconds() if cgroup is not None else None
+        if timed.bot_cpu is not None and bot_before is not None and bot_after is not None:
+            timed.bot_cpu += bot_after - bot_before
+        else:
+            timed.bot_cpu = None
+        if freezes:
+            assert cgroup is not None
+            with cgroup.never_frozen():
+                timed.never_frozen += _round_trips(bot, observation, legal, count)
+
+
+def _round_trips(
+    bot: SubprocessBot, observation: Mapping[str, Any], legal: Sequence[Action], count: int
+) -> list[float]:
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        bot.act(observation, legal, None)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def _host_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime

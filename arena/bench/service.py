@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +13,9 @@ from rich.console import Console
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from arena.players.loader import BotSource
 from arena.report.build import record_final_ratings
+from arena.store.bots import add_bot
 from arena.store.db import open_database, session_scope
 from arena.store.games import count_stored
 from arena.tournament.config import validate_config
@@ -53,8 +56,10 @@ def create_round_robin(
     executor: str,
     workers: int,
     name: str,
+    seats: int | None = None,
 ) -> int:
-    """Create a round robin of ``games`` games per pairing to measure; its id."""
+    """Create a round robin of ``games`` games per pairing (or table of ``seats``, the
+    game's default when None) to measure; its id."""
     config = validate_config(
         {
             "game": game,
@@ -64,6 +69,7 @@ def create_round_robin(
             "executor": executor,
             "workers": workers,
             "name": name,
+            "seats": seats,
         },
         "bench",
     )
@@ -81,9 +87,13 @@ def tournament_speed(
     seed: int = 1,
     folder: Path | None = None,
     rating_interval: int = DEFAULT_RATING_INTERVAL,
+    seats: int | None = None,
+    register: Mapping[str, BotSource] | None = None,
 ) -> TournamentSpeed:
-    """Run one round robin of ``games`` games per pairing into a fresh SQLite database,
-    the live statistics refitted every ``rating_interval`` games (0: never)."""
+    """Run one round robin of ``games`` games per pairing (or table of ``seats``) into
+    a fresh SQLite database, the live statistics refitted every ``rating_interval``
+    games (0: never). ``register``: submitted bots, by name, stored in that database
+    before the clock starts (checked already: ``bots`` may name them)."""
     from engines.registry import get_game
 
     # The game is loaded (its engine module imported) before the clock starts, as the
@@ -92,6 +102,9 @@ def tournament_speed(
     get_game(game)
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         engine = open_database(str(Path(tmp) / "bench.db"))
+        with session_scope(engine) as session:
+            for name, source in (register or {}).items():
+                add_bot(session, name=name, game=game, source=source)
         started = time.perf_counter()
         tournament_id = create_round_robin(
             engine,
@@ -102,6 +115,7 @@ def tournament_speed(
             executor=executor,
             workers=workers,
             name="bench",
+            seats=seats,
         )
         scheduled = time.perf_counter()
         runner = TournamentRunner(

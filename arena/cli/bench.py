@@ -271,6 +271,71 @@ def _rates(rates: list[float]) -> str:
     return " · ".join(f"{rate:,.0f}" for rate in rates)
 
 
+@app.command("submitted")
+def submitted(
+    game: Annotated[str, typer.Option(help="the game")] = "koenigsgarten",
+    seats: Annotated[int | None, typer.Option(help="seats per game (default: the game's)")] = None,
+    games: Annotated[int, typer.Option(help="games per run", min=1)] = 10_000,
+    workers: Annotated[int, typer.Option(help="worker processes", min=1)] = 2,
+    rounds: Annotated[int, typer.Option(help="rounds, each both runs in turn", min=1)] = 3,
+    bot: Annotated[
+        str, typer.Option(help="the submitted bot: python (the SDK, first legal) | node")
+    ] = "python",
+    sandboxed: Annotated[
+        bool, typer.Option(help="submitted random bots as its opponents (else built-in)")
+    ] = False,
+    executor: Annotated[str, typer.Option(help="processes | local | ray | auto")] = "processes",
+) -> None:
+    """A submitted bot's tournament speed beside the built-in one's, in one run: the
+    same round robin with the built-in first-legal and with a submitted bot in its
+    place (checked and registered first), against random bots, start-up included; the
+    rounds alternate which plays first."""
+    from arena.bench.submitted import Round, SubmittedKind, compare, lineups
+    from engines.errors import did_you_mean
+
+    kinds = [kind.value for kind in SubmittedKind]
+    if bot not in kinds:
+        raise ArenaError(f"--bot {bot!r}: {did_you_mean(bot, kinds)}the bots: {', '.join(kinds)}")
+    sides = lineups(game, seats, kind=SubmittedKind(bot), sandboxed=sandboxed)
+    builtin, submitted = sides
+    table = Table(
+        title=f"{game}, {' vs '.join(builtin.bots)} and {' vs '.join(submitted.bots)}: "
+        f"{games} games per table, {workers} workers, {executor} executor, start-up included"
+    )
+    columns = ("round", "line-up", "games", "stored", "s", "games/s", "submitted/built-in", "load")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "line-up" else "right")
+
+    def shown(finished: Round) -> None:
+        load = f"{finished.load[0]:.1f}–{finished.load[1]:.1f}"
+        for lineup, speed in ((builtin, finished.builtin), (submitted, finished.submitted)):
+            table.add_row(
+                str(finished.number),
+                lineup.label,
+                str(speed.games),
+                str(speed.stored),
+                f"{speed.setup_seconds + speed.run_seconds:.2f}",
+                f"{speed.games_per_second_with_startup:,.0f}",
+                f"{finished.ratio:.1%}" if lineup is submitted else "",
+                load,
+            )
+
+    played = compare(
+        game=game,
+        lineups=sides,
+        games=games,
+        workers=workers,
+        rounds=rounds,
+        seats=seats,
+        executor=executor,
+        on_round=shown,
+    )
+    if rounds > 1:
+        median = statistics.median(finished.ratio for finished in played)
+        table.add_row("median", "", "", "", "", "", f"{median:.1%}", "")
+    console.print(table)
+
+
 @app.command("worker")
 def worker(
     game: Annotated[str, typer.Option(help="the game (played by 1 or 2 seats)")] = "koenigsgarten",
@@ -370,10 +435,13 @@ def protocol(
 ) -> None:
     """The bot protocol's cost: per move (act round trip) and per game (start, end), with
     a trivial Python SDK bot in the full sandbox (``--warm``: its zygote's games)."""
+    import os
+
     from arena.bench.protocol import protocol_speed
 
     if moves < 1 or games < 1:
         raise ArenaError(f"--moves and --games must be at least 1, not {moves} and {games}")
+    load_at_start = os.getloadavg()[0]
     speed = protocol_speed(game=game, moves=moves, games=games, warm=warm)
     table = Table(
         title=f"bot protocol, {speed.game} sample position ({speed.observation_bytes} bytes of "
@@ -381,28 +449,42 @@ def protocol(
         f"({platform.python_implementation()} "
         f"{platform.python_version()}, {platform.machine()})"
     )
-    columns = (
-        "moves",
-        "act median µs",
-        "act p90 µs",
-        "act mean µs",
-        "games",
-        "start median ms",
-        "end median ms",
-    )
-    for column in columns:
+    per_move = {
+        "moves": f"{len(speed.round_trips):,}",
+        "act median µs": f"{speed.median * 1e6:.1f}",
+        "act p90 µs": f"{speed.p90 * 1e6:.1f}",
+        "act mean µs": f"{statistics.mean(speed.round_trips) * 1e6:.1f}",
+        "never frozen µs": (
+            f"{statistics.median(speed.never_frozen) * 1e6:.1f}" if speed.never_frozen else "-"
+        ),
+        "host CPU µs": f"{speed.host_cpu * 1e6:.1f}",
+        "bot CPU µs": f"{speed.bot_cpu * 1e6:.1f}" if speed.bot_cpu is not None else "-",
+    }
+    for column in per_move:
         table.add_column(column, justify="right")
-    table.add_row(
-        f"{len(speed.round_trips):,}",
-        f"{speed.median * 1e6:.0f}",
-        f"{speed.p90 * 1e6:.0f}",
-        f"{statistics.mean(speed.round_trips) * 1e6:.0f}",
-        str(len(speed.starts)),
-        f"{statistics.median(speed.starts) * 1e3:.1f}",
-        f"{statistics.median(speed.ends) * 1e3:.1f}",
-    )
+    table.add_row(*per_move.values())
     console.print(table)
+    games_table = Table()
+    per_game = {
+        "games": str(len(speed.starts)),
+        "start median ms": f"{statistics.median(speed.starts) * 1e3:.1f}",
+        "end median ms": f"{statistics.median(speed.ends) * 1e3:.1f}",
+    }
+    for column in per_game:
+        games_table.add_column(column, justify="right")
+    games_table.add_row(*per_game.values())
+    console.print(games_table)
+    console.print(
+        "never frozen: the median of as many moves of the same bot, in alternating blocks, "
+        "with its freezing off (what freezing it off its turn costs); host and bot CPU: per "
+        "act, as getrusage and the bot's cgroup count it",
+        highlight=False,
+    )
     console.print(f"sandbox: {speed.isolation.describe()}", highlight=False)
+    console.print(
+        f"load average {load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        highlight=False,
+    )
 
 
 @app.command("sandbox")
@@ -628,6 +710,64 @@ def busy_games(
         f"busy / idle: p50 {result.busy.p50 / result.idle.p50:.2f}, "
         f"p90 {result.busy.p90 / result.idle.p90:.2f}; the web process used "
         f"{result.server_cpu_seconds:.1f} s of CPU in the {result.busy_seconds:.1f} s busy phase"
+    )
+
+
+@app.command("archives")
+def archives(
+    uploads: Annotated[int, typer.Option(help="archives uploaded at once")] = 10,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", "-k", help="a bomb of arena/bench/archives.py (default: all)"),
+    ] = None,
+    size: Annotated[int, typer.Option(help="MiB each bomb announces or unpacks to")] = 1900,
+) -> None:
+    """The web process's peak memory while archive bombs are uploaded at once (a live
+    arena serve, one account per upload), against as many honest archives of the
+    largest size allowed."""
+    require("fastapi", extra="web")
+    require("httpx", extra="web")
+    import os
+    from collections import Counter
+
+    from arena.bench.archives import BOMBS, MIB, bomb_bytes, honest_archive, upload_memory
+
+    kinds = kind or list(BOMBS)
+    unknown = [name for name in kinds if name not in BOMBS]
+    if unknown or uploads < 1 or size < 1:
+        raise ArenaError(
+            f"--uploads and --size must be at least 1 and --kind one of {', '.join(BOMBS)} "
+            f"(got {uploads}, {size}, {', '.join(unknown) or '-'})"
+        )
+    load_at_start = os.getloadavg()[0]
+    chosen = [kinds[index % len(kinds)] for index in range(uploads)]
+    rounds = [
+        [("honest", "honest.tar.gz", honest_archive())] * uploads,
+        [(name, BOMBS[name].filename, bomb_bytes(name, size * MIB)) for name in chosen],
+    ]
+    table = Table(
+        title=f"arena serve's memory (VmHWM) with {uploads} archives uploaded at once, "
+        f"bombs of {size} MiB"
+    )
+    columns = ("archives", "largest KiB", "answers", "RSS before MiB", "peak MiB", "growth MiB")
+    for column in (*columns, "slowest s"):
+        table.add_column(column, justify="left" if column in ("archives", "answers") else "right")
+    for batch in rounds:
+        memory = upload_memory(batch)
+        statuses = Counter(answer.status for answer in memory.answers)
+        table.add_row(
+            memory.kinds[0] if len(memory.kinds) == 1 else f"{len(memory.kinds)} kinds of bomb",
+            f"{max(len(data) for _, _, data in batch) / 1024:.0f}",
+            ", ".join(f"{count}×{status}" for status, count in sorted(statuses.items())),
+            f"{memory.resident_before / MIB:.0f}",
+            f"{memory.peak_after / MIB:.0f}",
+            f"{memory.growth / MIB:.0f}",
+            f"{max(answer.seconds for answer in memory.answers):.2f}",
+        )
+    console.print(table)
+    console.print(
+        f"load average {load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+        highlight=False,
     )
 
 

@@ -1,4 +1,4 @@
-"""``arena serve``, ``arena worker`` and ``arena users add | list | token``."""
+"""``arena serve``, ``arena worker`` and ``arena users add | list | token | remove``."""
 
 from __future__ import annotations
 
@@ -203,6 +203,21 @@ def new_user_token(
     console.print(token, markup=False, highlight=False, soft_wrap=True)
 
 
+@users_app.command("remove")
+def remove_user(
+    name: Annotated[str, typer.Argument(help="the account's name")],
+    db: DbOption = None,
+) -> None:
+    """Remove an account: its token stops working and its browser sessions end at once.
+    Its bots, tournaments and games stay, and its name stays taken."""
+    from arena.store.db import session_scope
+    from arena.web.accounts import remove_account
+
+    with session_scope(database(db)) as session:
+        remove_account(session, name)
+    console.print(f"account {name!r} removed: its token and sessions work no more", markup=False)
+
+
 @users_app.command("list")
 def list_users(db: DbOption = None) -> None:
     """List the accounts and how many bots and tournaments each owns."""
@@ -215,7 +230,7 @@ def list_users(db: DbOption = None) -> None:
     with Session(engine) as session:
         accounts = list_accounts(session)
         table = Table(title="accounts")
-        for column in ("name", "created", "operator", "bot versions", "tournaments"):
+        for column in ("name", "created", "operator", "bot versions", "tournaments", "removed"):
             table.add_column(column)
         for account in accounts:
             bots = session.exec(select(func.count()).where(BotVersion.owner_id == account.id)).one()
@@ -228,5 +243,6 @@ def list_users(db: DbOption = None) -> None:
                 "yes" if account.operator else "",
                 str(bots),
                 str(tournaments),
+                account.removed.strftime("%Y-%m-%d %H:%M") if account.removed else "",
             )
     console.print(table if accounts else "no accounts yet (see `arena users add --help`)")

@@ -141,8 +141,8 @@ def play_sample_games(
     bot: SubprocessBot, game: Game, *, budget: float = CHECK_BUDGET_SECONDS
 ) -> SampleRun:
     """Play :func:`sample_games` with ``bot``, stopping before its next start or move
-    once ``budget`` seconds of its time are spent. The bot's process is stopped on
-    return.
+    once ``budget`` seconds of its time are spent. A warm bot plays them all as forks
+    of one zygote, as in a tournament; the bot is closed on return.
 
     Raises:
         SampleGameFault: the bot failed (crash, timeout, malformed output, protocol
@@ -211,9 +211,11 @@ def _play(
         run.spent += took
         run.move_seconds.append(took)
         state.apply_action(action)
-    # Nothing the bot does after the game counts (a tournament ignores it too): it is
-    # stopped at once instead of being told the outcome and asked to quit.
-    bot.close()
+    # Told the outcome and asked to quit, as a tournament does: nothing it does then
+    # counts (game_over never raises), and a warm bot's zygote serves the next game.
+    outcome = state.outcome()
+    assert outcome is not None, "a finished state always has an outcome"
+    bot.game_over(outcome)
     return True
 
 

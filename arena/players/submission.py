@@ -32,6 +32,7 @@ from arena.players.sample_games import (
     play_sample_games,
 )
 from arena.players.sandbox import DEFAULT_LIMITS, SandboxLimits
+from arena.players.sandbox.runtime import shell_operator, shell_syntax
 from arena.players.subprocess_bot import BotVersionMismatch, SubprocessBot
 from bots.base import BotFault
 from engines.registry import get_game
@@ -44,7 +45,9 @@ INTERPRETERS = frozenset(
 """The programs an archive's command may start by name (found on the sandbox's PATH);
 anything else it runs must be a file of the archive, ``{code}/PATH``."""
 CODE = "{code}"
-_SEPARATOR = r"\s=:,;'\"()\[\]"
+_SEPARATOR = r"\s=:,;'\"()\[\]<>|&`"
+"""What may stand before a path inside a word: also the shell's operators, for the script
+of ``sh -c`` (a word that holds a shell operator is that script: see shell_operator)."""
 _ABSOLUTE = re.compile(rf"(?:^|(?<=[{_SEPARATOR}]))[/~]")
 _PARENT = re.compile(rf"(?:^|(?<=[{_SEPARATOR}/]))\.\.(?=$|[{_SEPARATOR}/])")
 _CODE_PATH = re.compile(rf"\{{code\}}(/[^{_SEPARATOR}]*)?")
@@ -61,9 +64,10 @@ class UnsafeCommand(ArenaError):
 
 def check_archive_command(command: str, files: Collection[str]) -> None:
     """Check an uploaded archive's ``command`` against its ``files`` (relative
-    paths): the program is one of :data:`INTERPRETERS` or ``{code}/FILE``;
-    arguments name archive files as ``{code}/PATH`` or relative paths, never an
-    absolute path (``/…``, ``~…``, also after ``=``, ``:`` or a space) nor ``..``.
+    paths): no shell operator outside quotes (no shell runs it); the program is one of
+    :data:`INTERPRETERS` or ``{code}/FILE``; arguments name archive files as
+    ``{code}/PATH`` or relative paths, never an absolute path (``/…``, ``~…``, also
+    after ``=``, ``:``, a space, or a shell operator in the script of ``sh -c``) nor ``..``.
 
     Raises:
         UnsafeCommand: the first problem, quoting the command.
@@ -77,6 +81,9 @@ def check_archive_command(command: str, files: Collection[str]) -> None:
         words = shlex.split(command)
     except ValueError as exc:
         raise UnsafeCommand(f"not a command: {exc} {shown}") from None
+    operator = shell_operator(command)
+    if operator is not None:
+        raise UnsafeCommand(f"{shell_syntax(operator)} {shown}")
     program = words[0]
     if program not in INTERPRETERS and (
         not program.startswith(CODE + "/") or program[len(CODE) + 1 :] not in files

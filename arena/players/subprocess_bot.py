@@ -46,6 +46,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from arena.play.bot_text import bot_text, is_storable
 from arena.play.runner import HostError, TimeControl
 from arena.play.time_control import CLOCK_INCREMENTS
@@ -55,6 +57,7 @@ from arena.players.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxLimits,
+    kernel,
 )
 from bots.base import (
     Bot,
@@ -66,7 +69,7 @@ from bots.base import (
     BotTimeout,
     GameInfo,
 )
-from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION
+from bots.sdk.runtime import ANY_GAME, PROTOCOL_VERSION, decode
 from engines.core import Action
 from engines.outcome import Outcome
 from engines.seeding import MAX_SEED
@@ -74,6 +77,10 @@ from engines.seeding import MAX_SEED
 READ_CHUNK = 65536
 REAP_SECONDS = 5.0
 """How long the game's processes of a zygote may take to die once killed."""
+READY_AT_ONCE_SECONDS = 0.005
+"""How long a warm game's first answer is awaited before its process is looked for."""
+EXIT_POLL_SECONDS = 0.001
+"""How often the end of a zygote's game's process is looked for once its pidfd said it ended."""
 UNTIMED = TimeControl()
 STDERR_IN_MESSAGE = 200
 """Characters of the stderr's end quoted in a fault's message (stored with a forfeit)."""
@@ -84,6 +91,8 @@ ERROR_REPORT_CHARS = 200
 """Characters of the bot's own error report (its ``act`` raised) that are kept."""
 POLL_MAX_MS = 2**31 - 1
 """``poll()`` takes a C int of milliseconds; longer waits are made of several polls."""
+TEXTS_KEPT = 10_000
+"""Action texts a bot keeps made (:class:`_ActionTexts`)."""
 FOREVER_SECONDS = 10_000_000.0
 """Longer time limits (up to infinity) mean no limit; they are cut to this, which
 still fits every clock the host hands on (the CPU-time limit, the wire's JSON)."""
@@ -116,9 +125,24 @@ class Handshake:
     name: str
     protocol: int
     games: tuple[str, ...]
+    zygote: bool = False
+    """It said each game is a fresh fork of it (``"zygote": true``, as the SDK's
+    ``--zygote`` does); a bot that says nothing is single-game."""
 
     def plays(self, game: str) -> bool:
         return ANY_GAME in self.games or game in self.games
+
+
+class _ActionTexts(dict[Action, str]):
+    """Each action's text, made once: ``str`` of a card is a Python call, and a move
+    sends every legal action's text. Cleared when it passes :data:`TEXTS_KEPT` (a
+    game's actions are few, but a long-lived bot may play many games)."""
+
+    def __missing__(self, action: Action) -> str:
+        if len(self) >= TEXTS_KEPT:
+            self.clear()
+        text = self[action] = str(action)
+        return text
 
 
 class _Exited(Exception):
@@ -159,7 +183,20 @@ class _Channel:
         if pidfd is not None:
             self.reading.register(pidfd, select.POLLIN)
 
-    def send(self, data: bytes, deadline: float) -> None:
+    def write_now(self, data: bytes) -> int:
+        """Write what the pipe takes of ``data`` without waiting; returns how much.
+
+        Raises:
+            _Exited: the bot closed its input.
+        """
+        try:
+            return os.write(self.stdin, data)
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Exited from None
+
+    def send(self, data: bytes | memoryview, deadline: float) -> None:
         """Raises BotTimeout (the bot does not read) or _Exited."""
         view = memoryview(data)
         while view:
@@ -187,14 +224,15 @@ class _Channel:
         """
         searched = 0
         while True:
-            newline = self.pending.find(b"\n", searched)
-            if (newline if newline >= 0 else len(self.pending)) > self.line_bytes:
-                raise BotMalformedOutput(f"wrote a line longer than {self.line_bytes} bytes")
-            if newline >= 0:
-                line = bytes(self.pending[:newline])
-                del self.pending[: newline + 1]
-                return line
-            searched = len(self.pending)
+            if self.pending:
+                newline = self.pending.find(b"\n", searched)
+                if (newline if newline >= 0 else len(self.pending)) > self.line_bytes:
+                    raise BotMalformedOutput(f"wrote a line longer than {self.line_bytes} bytes")
+                if newline >= 0:
+                    line = bytes(self.pending[:newline])
+                    del self.pending[: newline + 1]
+                    return line
+                searched = len(self.pending)
             events = self.reading.poll(_milliseconds(deadline))
             if not events and time.monotonic() < deadline:
                 continue  # a wait longer than poll() takes ended early
@@ -212,6 +250,12 @@ class _Channel:
                 chunk = _read(fd)
                 if chunk == b"":
                     raise _Exited
+                if chunk and not self.pending and chunk.find(b"\n") == len(chunk) - 1:
+                    if len(chunk) > self.line_bytes:
+                        raise BotMalformedOutput(
+                            f"wrote a line longer than {self.line_bytes} bytes"
+                        )
+                    return chunk[:-1]  # the common case: one read, one whole line
                 self.pending += chunk or b""
 
     def read_available(self) -> bytes:
@@ -309,7 +353,12 @@ class SubprocessBot(Bot):
         """The host's PID of the zygote's game being played."""
         self._zygote_pidfd: int | None = None
         self._game_pidfd: int | None = None
-        self._snapshot: tuple[zygote.Snapshot, tuple[str, str, str]] | None = None
+        self._pipe_names: frozenset[str] | None = None
+        """The names of the pipes to the running zygote (``pipe:[inode]``)."""
+        self._baseline: zygote.Snapshot | None = None
+        """What the zygote held at its first game's start: the same at every start."""
+        self._stillness: tuple[str, ...] | None = None
+        """The stopped zygote's and reaper's :func:`~zygote.stillness` at the game's start."""
         """The stopped zygote's and reaper's counts at the start of the game."""
         self.name = name
         self.files = dict(files or {})
@@ -332,6 +381,7 @@ class SubprocessBot(Bot):
         self._channel: _Channel | None = None
         self._spent = 0.0
         self._seed_key = secrets.token_bytes(SEED_KEY_BYTES)
+        self._texts = _ActionTexts()
 
     # -- the Bot protocol ---------------------------------------------------------
 
@@ -375,6 +425,10 @@ class SubprocessBot(Bot):
     def _shake_hands(self, deadline: float) -> None:
         hello = self._request({"type": "hello", "protocol": PROTOCOL_VERSION}, deadline)
         self.handshake = _read_handshake(hello)
+        if self.handshake.zygote and self.warm_argv is None and self.zygote_pid is None:
+            # A command that forks each game itself, as the SDK's zygote does: this
+            # game plays single-game, the next ones warm (its filter is a zygote's).
+            self.warm_argv = list(self.argv)
 
     def _check_plays(self, info: GameInfo) -> None:
         assert self.handshake is not None
@@ -395,6 +449,12 @@ class SubprocessBot(Bot):
         }
 
     # -- a zygote's games (arena.players.zygote) ------------------------------------
+
+    @property
+    def warm(self) -> bool:
+        """Whether its games are forks of a zygote it keeps between games (a Python
+        bot with ``limits.warm``, unless :attr:`cold_reason` says why not)."""
+        return self._wants_warm()
 
     def _wants_warm(self) -> bool:
         return self.warm_argv is not None and self.limits.warm and self.cold_reason is None
@@ -427,8 +487,8 @@ class SubprocessBot(Bot):
         with self._faults_stop_the_bot("while starting"):
             self._check_plays(info)
         try:
-            zygote.renew(process, pid)
-            if self._snapshot is not None:  # stopped since its last game
+            last_pid = zygote.renew(process, pid)
+            if self._stillness is not None:  # stopped since its last game
                 assert self._zygote_pidfd is not None
                 signal.pidfd_send_signal(self._zygote_pidfd, signal.SIGCONT)
         except (zygote.ZygoteUnfit, OSError) as exc:
@@ -438,21 +498,51 @@ class SubprocessBot(Bot):
         except (BotFault, _Exited, OSError):
             self._stop()  # it ended between games: this one is played cold
             return False
-        # It stops once its intermediate child, which forked the game's process, ended.
+        # The game's process answers while its zygote stops (right after its fork):
+        # its answer is read first, the bot not frozen yet (a frozen zygote would never
+        # stop).
+        answer = self._ready_at_once(deadline)
         if not zygote.wait_stopped(pid, deadline) and self._zygote_ended():
             self._stop()  # the next game starts a new one; this one is played cold
             return False
-        faults = zygote.pristine_faults(pid, self._pipes())
-        if faults:
+        faults, held = zygote.inspect(pid, self._pipes())
+        if faults or held is None:
             return self._go_cold("its zygote is not pristine-safe: " + "; ".join(faults))
+        if self._baseline is None:
+            self._baseline = held
+        elif held != self._baseline:
+            return self._go_cold("its zygote ran, or its state changed, while a game played")
         try:
-            self._snapshot = (zygote.snapshot(pid), zygote.reaper_switches(process))
+            self._stillness = zygote.stillness(process, pid)
         except zygote.ZygoteUnfit as exc:
             return self._go_cold(str(exc))
         with self._faults_stop_the_bot("while starting"):
-            self._watch_game(pid)
-            self._expect(self._read_reply(deadline), "ready")
+            self._watch_game(pid, last_pid)
+            if answer is None:
+                reply = self._read_reply(deadline)
+            else:
+                if process.cgroup is not None:
+                    process.cgroup.freeze()
+                reply = self._parse_reply(answer)
+            self._expect(reply, "ready")
         return True
+
+    def _ready_at_once(self, deadline: float) -> bytes | None:
+        """The game's first answer when it comes within :data:`READY_AT_ONCE_SECONDS`
+        (as a rule); None when it does not (a slow machine, or the game's process
+        ended: its end is then watched while the answer is awaited).
+
+        Raises:
+            BotFault: it wrote something wrong (the bot is stopped).
+        """
+        assert self._channel is not None
+        with self._faults_stop_the_bot("while starting"):
+            try:
+                return self._channel.receive(
+                    min(deadline, time.monotonic() + READY_AT_ONCE_SECONDS)
+                )
+            except (BotTimeout, _Exited):  # the zygote may have ended: looked at next
+                return None
 
     def _zygote_ended(self) -> bool:
         assert self._zygote_pidfd is not None
@@ -482,17 +572,19 @@ class SubprocessBot(Bot):
 
     def _pipes(self) -> frozenset[str]:
         assert self._channel is not None
-        ends = (self._channel.stdin, self._channel.stdout, self._channel.stderr)
-        return frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in ends)
+        if self._pipe_names is None:
+            ends = (self._channel.stdin, self._channel.stdout, self._channel.stderr)
+            self._pipe_names = frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in ends)
+        return self._pipe_names
 
-    def _watch_game(self, pid: int) -> None:
+    def _watch_game(self, pid: int, last_pid: int) -> None:
         """Find the game's process and end reads when it ends.
 
         Raises:
             BotCrash: there is none (it ended at once).
         """
         assert self.process is not None and self._channel is not None
-        game = zygote.game_process(self.process, pid)
+        game = zygote.game_process(self.process, pid, last_pid)
         try:
             self._game_pidfd = os.pidfd_open(game) if game is not None else None
         except OSError:
@@ -508,7 +600,9 @@ class SubprocessBot(Bot):
         process, channel, pid = self.process, self._channel, self.zygote_pid
         assert process is not None and channel is not None and pid is not None
         grace = self.limits.quit_seconds
-        ended = zygote.end_game(process, pid, grace, time.monotonic() + grace + REAP_SECONDS)
+        ended = zygote.end_game(
+            process, pid, self._game_pidfd, grace, time.monotonic() + grace + REAP_SECONDS
+        )
         channel.watch(None)
         self._close_game_pidfd()
         channel.collect_stderr(time.monotonic())
@@ -518,17 +612,19 @@ class SubprocessBot(Bot):
         try:
             channel.read_available()  # lines the game left: not the next game's
             zygote.drain_input(pid)
-            counts = (zygote.snapshot(pid), zygote.reaper_switches(process))
-            same = ended and counts == self._snapshot
+            assert self._stillness is not None
+            same = ended and zygote.stayed_still(self._stillness, zygote.stillness(process, pid))
         except (zygote.ZygoteUnfit, OSError):
             same = False
         if not ended or self._zygote_ended():
             self._stop()  # the next game starts a new zygote
         elif not same:
             self._go_cold("its zygote ran, or its state changed, while a game played")
-        elif process.cgroup is not None:
-            with contextlib.suppress(OSError):
-                process.cgroup.freeze()
+        else:
+            if process.cgroup is not None:
+                with contextlib.suppress(OSError):
+                    process.cgroup.freeze()
+            zygote.start_renewal(process)  # while the arena stores the game
 
     def _close_game_pidfd(self) -> None:
         if self._game_pidfd is not None:
@@ -551,32 +647,37 @@ class SubprocessBot(Bot):
             raise BotCrash("act before new_game (or after the bot was stopped)")
         game_left = self.game_seconds - self._spent if time_left is None else time_left
         allowed = min(self.move_seconds, game_left)
-        by_text = {str(action): action for action in legal_actions}
-        with self._faults_stop_the_bot("on its move"):
+        try:
+            texts = list(map(self._texts.__getitem__, legal_actions))
             if allowed <= 0:
                 raise BotTimeout("its time for this game is used up")
             if self._channel.has_unread_output():
                 raise BotProtocolError("sent a message nobody asked for")
             started = time.monotonic()
-            reply = self._request(
-                {
-                    "type": "act",
-                    "observation": observation,
-                    "legal_actions": list(by_text),
-                    "time_left": round(game_left, 6),
-                    "move_time": round(self.move_seconds, 6),
-                },
-                started + allowed,
-            )
+            request = {
+                "type": "act",
+                "observation": observation,
+                "legal_actions": texts,
+                "time_left": round(min(game_left, FOREVER_SECONDS), 6),  # JSON has no inf
+                "move_time": round(self.move_seconds, 6),
+            }
+            self._send_line(_encode(request), started + allowed)
+            reply = self._read_reply(started + allowed)
             self._spent += time.monotonic() - started
             text = self._expect(reply, "action").get("action")
             if not isinstance(text, str):
                 raise BotProtocolError(f"'action' must be a string, not {_shown(text)}")
-            action = by_text.get(text)
-            if action is None:
-                shown = ", ".join(list(by_text)[:12]) + (", …" if len(by_text) > 12 else "")
-                raise BotIllegalAction(f"{_shown(text)} is not legal here (legal: {shown})")
-            return action
+            try:
+                return legal_actions[texts.index(text)]
+            except ValueError:
+                shown = ", ".join(texts[:12]) + (", …" if len(texts) > 12 else "")
+                raise BotIllegalAction(
+                    f"{_shown(text)} is not legal here (legal: {shown})"
+                ) from None
+        except BaseException as exc:
+            # Entered on a fault only: around every move, it would cost a microsecond.
+            with self._faults_stop_the_bot("on its move"):
+                raise exc
 
     def game_over(self, outcome: Outcome) -> None:
         """Tell the bot, ask it to quit, then kill its process group (never raises)."""
@@ -603,7 +704,12 @@ class SubprocessBot(Bot):
             self._stop()
 
     def close(self) -> None:
+        """Kill the bot's processes (its zygote's too); never raises."""
+        between_games = self.zygote_pid is not None and self._game_pidfd is None
+        last_game = self.last_stderr
         self._stop()
+        if between_games:
+            self.last_stderr = last_game  # a zygote's stderr is no game's
 
     # -- helpers ------------------------------------------------------------------
 
@@ -612,18 +718,35 @@ class SubprocessBot(Bot):
         return self._read_reply(deadline)
 
     def _send_request(self, message: Mapping[str, Any], deadline: float) -> None:
+        self._send_line(_encode(message), deadline)
+
+    def _send_line(self, line: bytes, deadline: float) -> None:
+        """Write a request, then thaw the bot: it wakes once, to find the whole request
+        (when the pipe holds it; the rest is written once the bot reads).
+
+        Raises:
+            BotTimeout: the bot does not read the rest in time.
+            _Exited: it closed its input.
+        """
         assert self._channel is not None and self.process is not None
+        written = self._channel.write_now(line)
         if self.process.cgroup is not None:
             self.process.cgroup.thaw()
-        self._channel.send(_encode(message), deadline)
+        if written < len(line):
+            self._channel.send(memoryview(line)[written:], deadline)
 
     def _read_reply(self, deadline: float) -> dict[str, Any]:
         assert self._channel is not None and self.process is not None
         line = self._channel.receive(deadline)
         if self.process.cgroup is not None:
             self.process.cgroup.freeze()  # not waited for: it lands within microseconds
+        return self._parse_reply(line)
+
+    @staticmethod
+    def _parse_reply(line: bytes) -> dict[str, Any]:
+        """Raises BotMalformedOutput, BotProtocolError or BotErrorReport."""
         try:
-            reply = json.loads(line)
+            reply = decode(line)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise BotMalformedOutput(f"wrote {_quote(line)}, which is not JSON") from None
         if not isinstance(reply, dict):
@@ -670,7 +793,7 @@ class SubprocessBot(Bot):
         process, channel = self.process, self._channel
         self.process = self._channel = None
         self.zygote_pid = self.game_pid = None
-        self._snapshot = None
+        self._stillness = self._baseline = self._pipe_names = None
         self._close_game_pidfd()
         if self._zygote_pidfd is not None:
             os.close(self._zygote_pidfd)
@@ -689,12 +812,26 @@ class SubprocessBot(Bot):
         if self.zygote_pid is not None:
             if self._game_pidfd is None:
                 return "its zygote ended (the next game starts a new one)"
-            return "its game's process ended"
+            code = self._game_exit_code(self._game_pidfd)
+            return "its game's process ended" if code is None else self.process.describe_end(code)
         try:
             code = self.process.process.wait(self.limits.quit_seconds)
         except subprocess.TimeoutExpired:
             return "closed its output"
         return self.process.describe_end(code)
+
+    def _game_exit_code(self, pidfd: int) -> int | None:
+        """How the zygote's game's process ended (its reaper's kernel reaped it, so only
+        its pidfd tells); None when this kernel does not say within ``quit_seconds``."""
+        deadline = time.monotonic() + self.limits.quit_seconds
+        try:
+            while (code := kernel.pidfd_exit_code(pidfd)) is None:
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(EXIT_POLL_SECONDS)
+        except OSError:
+            return None
+        return code
 
 
 def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
@@ -717,7 +854,10 @@ def _read_handshake(reply: Mapping[str, Any]) -> Handshake:
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
         raise BotProtocolError(f"'games' must be a list of game names, not {_shown(games)}")
     # The name is only shown (a submission's summary): a short one is plenty.
-    return Handshake(bot_text(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games))
+    zygote = reply.get("zygote", False)
+    if not isinstance(zygote, bool):
+        raise BotProtocolError(f"'zygote' must be true or false, not {_shown(zygote)}")
+    return Handshake(bot_text(name, QUOTE_CHARS), PROTOCOL_VERSION, tuple(games), zygote)
 
 
 def stderr_excerpt(stderr: bytes, characters: int) -> str:
@@ -730,7 +870,17 @@ def stderr_excerpt(stderr: bytes, characters: int) -> str:
 
 
 def _encode(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    """A message's line: compact JSON (orjson's; the standard library's for what orjson
+    refuses, such as integers beyond 64 bits), ending in a newline.
+
+    Raises:
+        TypeError: a value JSON cannot hold.
+        ValueError: a circular reference.
+    """
+    try:
+        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
 def _quote(line: bytes) -> str:

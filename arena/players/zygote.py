@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
+import select
 import signal
 import time
 from dataclasses import dataclass
@@ -35,18 +37,21 @@ from arena.players.sandbox.isolation import in_child
 from arena.players.sandbox.process import SandboxedProcess
 from arena.players.sandbox.rootfs import FRESH, RuntimeBelow
 from arena.players.sandbox.runtime import WORK_DIR, Runtime, host_runtime
+from arena.players.sandbox.warden import WardenError, draw_last_pid
 
-LAST_PID = 1000
-"""The last process id of the zygote's PID namespace before each game: every game's
-processes get the same ids (a game cannot count another's processes)."""
-GAME_PID = LAST_PID + 2
-"""The game's process: the zygote forks a process (LAST_PID + 1) that forks it."""
+GAME_AFTER_LAST_PID = 1
+"""The game's process id is the last PID drawn plus this, as a rule: the zygote's fork."""
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
 PROTOCOL_FDS = frozenset({0, 1, 2, 3})
 """The zygote's pipes to the arena: stdin, stdout (then pointed at stderr), stderr,
 and its copy of stdout for the protocol."""
 SHELL = "/bin/sh"
 POLL_SECONDS = 0.001
+PROC_READ_BYTES = 1 << 16
+FIRST_PAUSE_SECONDS = 0.00002
 STOP_SECONDS = 10.0
+RENEW_SECONDS = 10.0
+"""How long the warden may take to renew a sandbox (a loaded machine's worst case)."""
 
 
 class ZygoteUnfit(Exception):
@@ -55,27 +60,44 @@ class ZygoteUnfit(Exception):
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the kernel counts of a stopped zygote."""
+    """What a process of the zygote's user could change of the stopped zygote from
+    outside, read when a game starts: it must be the same at every game's start."""
 
-    switches: tuple[str, str]
-    """Its voluntary and involuntary context switches."""
     flags: tuple[str, ...]
     """The flags of its pipes' open files (fdinfo), shared with its games."""
     settings: tuple[str, ...]
-    """What a process of its user may set on it from outside: its priority, nice
-    value, scheduling policy and real-time priority, CPU affinity, resource limits
-    (``prlimit``), and its pending signals."""
+    """Its priority, nice value, scheduling policy and real-time priority, CPU
+    affinity, resource limits (``prlimit``), and its pending signals."""
+
+
+STOPPED_WCHAN = "do_signal_stop"
+"""Where a stopped process waits (``/proc/PID/wchan``); a running one shows ``0``."""
+
+
+def _read(path: str) -> str:
+    """A ``/proc`` file whole, as text.
+
+    Raises:
+        OSError: it cannot be read (the process ended).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = os.read(fd, PROC_READ_BYTES)
+        while chunk := os.read(fd, PROC_READ_BYTES):  # a long file (maps) in parts
+            data += chunk
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace")
 
 
 def _status(pid: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
-        return {k: v.strip() for k, _, v in (line.partition(":") for line in status)}
+    lines = _read(f"/proc/{pid}/status").splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def _stat(pid: int) -> list[str]:
     """The fields of ``/proc/PID/stat`` from the state on (field 3 is item 0)."""
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
-        return stat.read().rpartition(")")[2].split()
+    return _read(f"/proc/{pid}/stat").rpartition(")")[2].split()
 
 
 def _state(pid: int) -> str:
@@ -103,14 +125,17 @@ def find_zygote(process: SandboxedProcess) -> int:
     return pid
 
 
-def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
+def pristine_faults(
+    pid: int, pipes: frozenset[str], status: dict[str, str] | None = None
+) -> list[str]:
     """Why the zygote ``pid`` is not pristine-safe (empty: it is). ``pipes`` are the
-    names (``pipe:[inode]``) of the arena's pipes to the bot."""
+    names (``pipe:[inode]``) of the arena's pipes to the bot; ``status``, its
+    ``/proc/PID/status`` when just read."""
     faults: list[str] = []
     try:
-        threads = len(os.listdir(f"/proc/{pid}/task"))
-        if threads != 1:
-            faults.append(f"{threads} threads")
+        status = status or _status(pid)
+        if status.get("Threads") != "1":
+            faults.append(f"{status.get('Threads')} threads")
         fds = {int(fd) for fd in os.listdir(f"/proc/{pid}/fd")}
         if fds != PROTOCOL_FDS:
             faults.append(f"open files beyond its pipes (fds {sorted(fds)})")
@@ -119,7 +144,8 @@ def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
         shared = _shared_mappings(pid)
         if shared:
             faults.append(f"{len(shared)} shared memory mappings ({shared[0]}, …)")
-        status = _status(pid)
+        if not int(status.get("SigIgn", "0"), 16) & SIGCHLD_BIT:
+            faults.append("it does not ignore SIGCHLD (it could learn how its games ended)")
         for key, what in (
             ("SigCgt", "signal handlers"),
             ("SigBlk", "blocked signals"),
@@ -139,23 +165,44 @@ def pristine_faults(pid: int, pipes: frozenset[str]) -> list[str]:
     return faults
 
 
+def inspect(pid: int, pipes: frozenset[str]) -> tuple[list[str], Snapshot | None]:
+    """:func:`pristine_faults` and :func:`snapshot` of the stopped zygote at once;
+    the snapshot is None when there are faults."""
+    try:
+        stat = _stat(pid)
+        status = _status(pid)
+    except OSError:
+        return ["its zygote ended"], None
+    faults = pristine_faults(pid, pipes, status)
+    if faults:
+        return faults, None
+    try:
+        return [], snapshot(pid, stat, status)
+    except ZygoteUnfit as exc:
+        return [str(exc)], None
+
+
 def _shared_mappings(pid: int) -> list[str]:
     """The zygote's shared mappings but those of the read-only runtime's files (a
     locale's cache): every game would inherit them, shared."""
     runtime = host_runtime()
     found = []
-    with open(f"/proc/{pid}/maps", encoding="utf-8") as maps:
-        for line in maps:
-            fields = line.split(maxsplit=5)
-            path = fields[5].strip() if len(fields) > 5 else ""
-            if fields[1][3:4] == "s" and not (path.startswith("/") and runtime.shows(path)):
-                found.append(path or "anonymous")
+    for line in _read(f"/proc/{pid}/maps").splitlines():
+        fields = line.split(maxsplit=5)
+        if fields[1][3:4] != "s":
+            continue
+        path = fields[5].strip() if len(fields) > 5 else ""
+        if not (path.startswith("/") and runtime.shows(path)):
+            found.append(path or "anonymous")
     return found
 
 
 def wait_stopped(pid: int, deadline: float) -> bool:
     """Wait until ``pid`` is stopped (SIGSTOP); False when it is not by ``deadline``
-    (or it ended)."""
+    (or it ended). The kernel tells nobody but a parent when a process stops, so this
+    looks, at first every few microseconds (a zygote stops within a millisecond of
+    ``new_game``), then every :data:`POLL_SECONDS`."""
+    pause = FIRST_PAUSE_SECONDS
     while True:
         try:
             if _state(pid) == "T":
@@ -164,7 +211,8 @@ def wait_stopped(pid: int, deadline: float) -> bool:
             return False
         if time.monotonic() >= deadline:
             return False
-        time.sleep(POLL_SECONDS)
+        time.sleep(pause)
+        pause = min(POLL_SECONDS, pause * 2)
 
 
 def stop_reaper(process: SandboxedProcess) -> None:
@@ -194,46 +242,55 @@ def stop_reaper(process: SandboxedProcess) -> None:
         raise ZygoteUnfit("its reaper did not stop")
 
 
-def reaper_switches(process: SandboxedProcess) -> tuple[str, str, str]:
-    """The stopped reaper's state and context-switch counts (to compare).
+def stillness(process: SandboxedProcess, zygote: int) -> tuple[str, ...]:
+    """Where the zygote and the reaper wait and how often each has run
+    (``/proc/PID/wchan`` and ``schedstat``): read when a game starts and again when it
+    ends, equal and both stopped when neither ran meanwhile (a few microseconds a
+    file, where ``stat`` and ``status`` cost tens).
 
     Raises:
-        ZygoteUnfit: it ended.
+        ZygoteUnfit: one of them ended.
     """
     assert process.bot_pid is not None
     try:
-        status = _status(process.bot_pid)
-        return (
-            status["State"][:1],
-            status["voluntary_ctxt_switches"],
-            status["nonvoluntary_ctxt_switches"],
+        return tuple(
+            _read(f"/proc/{pid}/{name}")
+            for pid in (zygote, process.bot_pid)
+            for name in ("wchan", "schedstat")
         )
-    except (OSError, KeyError):
-        raise ZygoteUnfit("its reaper ended") from None
+    except OSError:
+        raise ZygoteUnfit("its zygote or its reaper ended") from None
 
 
-def snapshot(pid: int) -> Snapshot:
-    """What the kernel counts of the stopped zygote.
+def stayed_still(start: tuple[str, ...], end: tuple[str, ...]) -> bool:
+    """Whether the zygote and the reaper, stopped at ``start``, neither ran nor were
+    continued by ``end`` (:func:`stillness`)."""
+    return start == end and end[0] == STOPPED_WCHAN and end[2] == STOPPED_WCHAN
+
+
+def snapshot(
+    pid: int, stat: list[str] | None = None, status: dict[str, str] | None = None
+) -> Snapshot:
+    """What the kernel counts of the stopped zygote (``stat`` and ``status``: its
+    ``/proc`` files when just read).
 
     Raises:
         ZygoteUnfit: it is not stopped or has ended.
     """
     try:
-        stat = _stat(pid)
+        stat = stat or _stat(pid)
         if stat[0] != "T":
             raise ZygoteUnfit("its zygote ran while a game played")
-        status = _status(pid)
+        status = status or _status(pid)
         flags = []
         for fd in sorted(PROTOCOL_FDS):
-            with open(f"/proc/{pid}/fdinfo/{fd}", encoding="utf-8") as info:
-                flags.append(next(line for line in info if line.startswith("flags:")))
-        with open(f"/proc/{pid}/limits", encoding="utf-8") as limits:
-            settings = (*_scheduling(stat), limits.read())
+            info = _read(f"/proc/{pid}/fdinfo/{fd}")
+            flags.append(next(line for line in info.splitlines() if line.startswith("flags:")))
+        settings = (*_scheduling(stat), _read(f"/proc/{pid}/limits"))
         settings += tuple(status[key] for key in SETTINGS_STATUS)
     except (OSError, StopIteration, KeyError, IndexError):
         raise ZygoteUnfit("its zygote ended") from None
-    switches = (status["voluntary_ctxt_switches"], status["nonvoluntary_ctxt_switches"])
-    return Snapshot(switches, tuple(flags), settings)
+    return Snapshot(tuple(flags), settings)
 
 
 def _scheduling(stat: list[str]) -> tuple[str, ...]:
@@ -250,24 +307,40 @@ def game_processes(process: SandboxedProcess, zygote: int) -> set[int]:
     return process.cgroup.members() - {process.bot_pid, zygote}
 
 
-def game_process(process: SandboxedProcess, zygote: int) -> int | None:
-    """The game's process (host PID): the one its PID namespace numbers
-    :data:`GAME_PID`; None when there is none."""
+def game_process(process: SandboxedProcess, zygote: int, last_pid: int) -> int | None:
+    """The game's process (host PID), the zygote having stopped: the one its PID
+    namespace numbers ``last_pid`` + :data:`GAME_AFTER_LAST_PID`, or (an id the kernel
+    had not freed yet was skipped) the zygote's child numbered first after
+    ``last_pid``; None when there is none."""
+    first: tuple[int, int] | None = None
     for pid in game_processes(process, zygote):
         with contextlib.suppress(OSError, KeyError, ValueError):
-            if int(_status(pid)["NSpid"].split()[-1]) == GAME_PID:
+            status = _status(pid)
+            number = int(status["NSpid"].split()[-1])
+            if number == last_pid + GAME_AFTER_LAST_PID:
                 return pid
-    return None
+            if int(status["PPid"]) == zygote and number > last_pid:
+                first = min(first or (number, pid), (number, pid))
+    return first[1] if first else None
 
 
-def end_game(process: SandboxedProcess, zygote: int, grace: float, deadline: float) -> bool:
-    """Let the game's processes exit for ``grace`` seconds, then kill those left;
+def end_game(
+    process: SandboxedProcess, zygote: int, game: int | None, grace: float, deadline: float
+) -> bool:
+    """Give the game's process ``grace`` seconds to exit (``game``: its pidfd; None:
+    the processes of the game all get them), then kill every process of the game left;
     True once none is left (by ``deadline``)."""
     cgroup = process.cgroup
     assert cgroup is not None
-    until = time.monotonic() + grace
-    while game_processes(process, zygote) and time.monotonic() < until:
-        time.sleep(POLL_SECONDS)
+    if game is not None:
+        ending = select.poll()
+        ending.register(game, select.POLLIN)
+        ending.poll(max(0, math.ceil(grace * 1000)))
+    else:
+        until = time.monotonic() + grace
+        while game_processes(process, zygote) and time.monotonic() < until:
+            time.sleep(POLL_SECONDS)
+    pause = FIRST_PAUSE_SECONDS
     while True:
         left = game_processes(process, zygote)
         if not left:
@@ -279,7 +352,8 @@ def end_game(process: SandboxedProcess, zygote: int, grace: float, deadline: flo
         for pid in left:
             _kill(pid, process, zygote)
         cgroup.thaw_to_die()
-        time.sleep(POLL_SECONDS)
+        time.sleep(pause)
+        pause = min(POLL_SECONDS, pause * 2)
 
 
 def _kill(pid: int, process: SandboxedProcess, zygote: int) -> None:
@@ -314,14 +388,29 @@ def drain_input(zygote: int) -> None:
         os.close(fd)
 
 
-def renew(process: SandboxedProcess, zygote: int) -> None:
+def start_renewal(process: SandboxedProcess) -> None:
+    """Ask the sandbox's warden to renew it now (a game ended), to be waited for by
+    :func:`renew` when the next game starts; nothing without a warden, and nothing
+    when it has ended (:func:`renew` says so)."""
+    if process.warden is not None:
+        with contextlib.suppress(WardenError):
+            process.warden.ask()
+
+
+def renew(process: SandboxedProcess, zygote: int) -> int:
     """Fresh ``/tmp``, ``/dev/shm`` and working directory in the zygote's mount
-    namespace, and :data:`LAST_PID` in its PID namespace (in a child of the host,
-    which joins them).
+    namespace, and a last PID drawn afresh in its PID namespace (returned): by the
+    sandbox's warden (:mod:`arena.players.sandbox.warden`), or where it has none (the
+    runtime lies below ``/tmp``) in a child of the host, which joins them.
 
     Raises:
-        ZygoteUnfit: the kernel refused.
+        ZygoteUnfit: the kernel refused, or the warden failed.
     """
+    if process.warden is not None:
+        try:
+            return process.warden.wait(RENEW_SECONDS)
+        except WardenError as exc:
+            raise ZygoteUnfit(str(exc)) from None
     plan = process.root
     assert plan is not None
     mounts = (
@@ -329,12 +418,17 @@ def renew(process: SandboxedProcess, zygote: int) -> None:
         ("/dev/shm", plan.scratch_options),
         (WORK_DIR, plan.work_options),
     )
-    renewing = functools.partial(_renew, zygote, mounts, plan.runtime)
+    with open("/proc/sys/kernel/pid_max", encoding="ascii") as limit:
+        last_pid = draw_last_pid(int(limit.read()))
+    renewing = functools.partial(_renew, zygote, mounts, plan.runtime, last_pid)
     if not in_child(renewing):
         raise ZygoteUnfit("its sandbox could not be renewed")
+    return last_pid
 
 
-def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -> None:
+def _renew(
+    zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime, last_pid: int
+) -> None:
     os.umask(0o022)
     mount_ns = os.open(f"/proc/{zygote}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     pid_ns = os.open(f"/proc/{zygote}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
@@ -348,7 +442,7 @@ def _renew(zygote: int, mounts: tuple[tuple[str, str], ...], runtime: Runtime) -
     kernel.setns(pid_ns, kernel.CLONE_NEWPID)
     # Only a process inside the namespace sets its last PID (its own PID comes first):
     # a shell, spawned without copying this process (posix_spawn uses vfork).
-    script = f"echo {LAST_PID} > /proc/sys/kernel/ns_last_pid"
+    script = f"echo {last_pid} > /proc/sys/kernel/ns_last_pid"
     child = os.posix_spawn(SHELL, [SHELL, "-c", script], {})
     if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) != 0:
         raise OSError("ns_last_pid")

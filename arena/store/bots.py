@@ -234,12 +234,13 @@ def command_source(
     ``new_game`` message.
 
     Raises:
-        BotRegistryError: an empty command or one that cannot be split into words, a
-            path in ``also`` that does not exist, a file that cannot be read or is not
-            UTF-8 text, two stored files of one name, more than MAX_CODE_BYTES of files.
+        BotRegistryError: an empty command, one that cannot be split into words or
+            holds a shell operator outside quotes, a path in ``also`` that does not
+            exist, a file that cannot be read or is not UTF-8 text, two stored files
+            of one name, more than MAX_CODE_BYTES of files.
     """
     from arena.players.loader import COMMAND, BotSource, bundle_files
-    from arena.players.sandbox.runtime import host_runtime
+    from arena.players.sandbox.runtime import host_runtime, shell_operator, shell_syntax
 
     checked = python_params(params, "a command bot", from_text=True)
     text = command.strip()
@@ -249,6 +250,9 @@ def command_source(
         words = shlex.split(text)
     except ValueError as exc:
         raise BotRegistryError(f"bad bot command {text!r}: {exc}") from None
+    operator = shell_operator(text)
+    if operator is not None:
+        raise BotRegistryError(f"bad bot command {text!r}: {shell_syntax(operator)}")
     base = base or Path.cwd()
     runtime = host_runtime()
     files: dict[str, str] = {}

@@ -395,6 +395,31 @@ def _v15_driver_state_as_data(op: Operations) -> None:
     )
 
 
+def _v16_sign_ins_and_rate_events(op: Operations) -> None:
+    """Browser sign-ins kept on the server, so that signing out, a new token or removing
+    the account ends them (arena.web.sessions; a cookie from before has no row and is
+    signed out); the requests counted by the browser routes' rate limits
+    (arena.web.limits); removed accounts."""
+    op.create_table(
+        "sign_in",
+        sa.Column("id", sa.String, primary_key=True),
+        sa.Column("account_id", sa.Integer, sa.ForeignKey("account.id"), nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_sign_in_account_id", "sign_in", ["account_id"])
+    op.create_index("ix_sign_in_created", "sign_in", ["created"])
+    op.create_table(
+        "rate_event",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("bucket", sa.String, nullable=False),
+        sa.Column("subject", sa.String, nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_rate_event_subject", "rate_event", ["bucket", "subject", "created"])
+    op.create_index("ix_rate_event_bucket_created", "rate_event", ["bucket", "created"])
+    op.add_column("account", sa.Column("removed", sa.DateTime(timezone=True), nullable=True))
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -411,6 +436,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v13_generated_schedules,
     _v14_sealed_seeds,
     _v15_driver_state_as_data,
+    _v16_sign_ins_and_rate_events,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

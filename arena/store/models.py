@@ -238,6 +238,9 @@ class Account(SQLModel, table=True):
     created: datetime = Field(default_factory=utcnow)
     operator: bool = False
     """May start and stop ladders over the web (``arena users grant NAME --operator``)."""
+    removed: datetime | None = None
+    """When ``arena users remove NAME`` removed it: its token and sessions work no more,
+    its bots and tournaments stay (and its name stays taken)."""
 
 
 class WriteRequest(SQLModel, table=True):
@@ -391,4 +394,33 @@ class ServerSecret(SQLModel, table=True):
 
     name: str = Field(primary_key=True)
     value: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created: datetime = Field(default_factory=utcnow)
+
+
+class SignIn(SQLModel, table=True):
+    """A browser signed in to an account (arena.web.sessions): its cookie is a session
+    only while this row exists, so signing out, a new token or removing the account ends
+    it in every web process at once. The key is the SHA-256 of the cookie's nonce."""
+
+    __tablename__ = "sign_in"
+    __table_args__ = (Index("ix_sign_in_created", "created"),)
+
+    id: str = Field(primary_key=True)
+    account_id: int = Field(foreign_key="account.id", index=True)
+    created: datetime = Field(default_factory=utcnow)
+
+
+class RateEvent(SQLModel, table=True):
+    """A request counted against a per-client or per-account limit of the browser's
+    routes (arena.web.limits): a sign-in, a sign-out, an unknown token, a move."""
+
+    __tablename__ = "rate_event"
+    __table_args__ = (
+        Index("ix_rate_event_subject", "bucket", "subject", "created"),
+        Index("ix_rate_event_bucket_created", "bucket", "created"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    bucket: str  # what is limited: one of the names in arena/web/limits.py
+    subject: str  # who: "client ADDRESS" or "account ID"
     created: datetime = Field(default_factory=utcnow)

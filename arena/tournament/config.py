@@ -11,7 +11,6 @@ budgets and SPRT bounds, numeric game options and built-in bots' parameters.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import tomllib
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import MAX_ELO as MAX_SPRT_ELO
+from arena.settings import require_positive
 from arena.tournament.formats import FORMATS as TOURNAMENT_FORMATS
 from arena.tournament.formats import tournament_format
 from bots.registry import BotKind, UnknownBotError, get_bot_kind, parse_bot_spec
@@ -382,17 +382,6 @@ class ConfigCaps:
 
     def __post_init__(self) -> None:
         require_positive(self)
-
-
-def require_positive(settings: Any, skip: tuple[str, ...] = ()) -> None:
-    """Raises ValueError for a field of the dataclass ``settings`` (but ``skip``) that
-    is not a finite positive number."""
-    for item in dataclasses.fields(settings):
-        value = getattr(settings, item.name)
-        if item.name in skip:
-            continue
-        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-            raise ValueError(f"{item.name} must be a positive number, not {value!r}")
 
 
 BOT_SECONDS_PARAMS = frozenset({"seconds", "time_limit"})  # time_limit: seconds' old name

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import itertools
 import operator
+import secrets
 import signal
 import time
 from collections import Counter
@@ -416,6 +417,9 @@ class TournamentRunner:
         self.stop_message: str | None = None
         """Why a run ends early although completed (a ``sprt`` bot suspended)."""
         self.executor_choice: str | None = None
+        self.run_key = secrets.token_hex(8)
+        """This run's key in the workers' bot caches: every batch of the run plays the
+        bots (a warm bot's zygote) its workers loaded for the first."""
 
     def context(self) -> TournamentContext:
         return TournamentContext(
@@ -431,6 +435,7 @@ class TournamentRunner:
                 if bot_id is not None
             },
             deals=self._deals_by_seed(),
+            run=self.run_key,
         )
 
     def time_controls(self) -> dict[int | None, TimeControl]:

@@ -41,7 +41,9 @@ from arena.play.bot_text import bot_data, bot_text
 from arena.play.records import RecordWriter, new_record
 from arena.play.results import GameStatus, PlannedGame, PlayedGame
 from arena.play.runner import FORFEIT_MESSAGE_CHARS, TimeControl, play_outcome
+from arena.players.live_bots import LiveBots, close_all
 from arena.players.loader import BotLoadError, BotSpec, instantiate
+from arena.players.subprocess_bot import SubprocessBot
 from arena.store.games import GameRows, converted_kind, game_rows, played_games
 from arena.tournament.cluster import live_address, live_cluster
 from bots.base import Bot
@@ -201,16 +203,30 @@ def _chunk_result(
 
 
 _bot_cache: dict[tuple[str, int, int], Bot] = {}
+_live_bots: LiveBots[tuple[str, int, int]] = LiveBots()
+"""The warm ones of ``_bot_cache``: a zygote each, the least recently used closed
+beyond :data:`~arena.players.live_bots.MAX_LIVE_BOTS` (it starts again when it plays)."""
 
 
 def _bot_for(context: TournamentContext, bot_id: int, seat: int) -> Bot:
-    # One instance per seat: a bot playing itself must not share its memory.
+    # One instance per seat: a bot playing itself must not share its memory. A warm
+    # submitted bot's zygote serves every game of its seat in this process.
     key = (context.run, bot_id, seat)
     bot = _bot_cache.get(key)
     if bot is None:
         bot = instantiate(context.bots[bot_id], time_control=context.control_of(bot_id))
         _bot_cache[key] = bot
+    if isinstance(bot, SubprocessBot) and bot.warm:
+        close_all(_live_bots.keep(key, bot))
     return bot
+
+
+def _close_bots() -> None:
+    """Close every bot this process keeps (a sandbox dies with its bot)."""
+    for bot in _bot_cache.values():
+        bot.close()  # a process bot's sandbox dies with it (an interrupted game's too)
+    _bot_cache.clear()
+    _live_bots.clear()
 
 
 def worker_name() -> str:
@@ -522,9 +538,7 @@ class LocalExecutor:
                 return
 
     def close(self) -> None:
-        for bot in _bot_cache.values():
-            bot.close()  # a process bot's sandbox dies with it (an interrupted game's too)
-        _bot_cache.clear()
+        _close_bots()
 
 
 def _chunks(games: Iterable[PlannedGame], sizer: ChunkSizer) -> Iterator[list[PlannedGame]]:
@@ -900,7 +914,7 @@ class _ResultSender:
 def _serve(connection: Connection, inherited: list[Connection], driver: int) -> None:
     """A worker process: play the chunks the driver sends, with the context it sent
     last, until it sends None or goes away."""
-    global _bot_cache
+    global _bot_cache, _live_bots
     # Ctrl-C reaches the whole process group: the driver stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -916,6 +930,7 @@ def _serve(connection: Connection, inherited: list[Connection], driver: int) -> 
     # kept, never used nor closed, for closing them would end the driver's sandboxes.
     _inherited_bots.extend(_bot_cache.values())
     _bot_cache = {}
+    _live_bots = LiveBots()
     context: TournamentContext | None = None
     sender = _ResultSender(connection)
     try:
@@ -937,8 +952,7 @@ def _serve(connection: Connection, inherited: list[Connection], driver: int) -> 
                 sender.send(("error", repr(exc)))
     finally:
         sender.close()
-        for bot in _bot_cache.values():
-            bot.close()
+        _close_bots()
 
 
 def parallel_pays(seconds: float, cores: int, start_seconds: float) -> bool:

@@ -3,7 +3,9 @@
 ``arena users add NAME`` creates an account and prints its token once; the database
 keeps only the token's SHA-256, so a leaked database leaks no token. A request that
 changes something (submitting a bot, queueing a tournament) carries the token as
-``Authorization: Bearer TOKEN``; reading needs none.
+``Authorization: Bearer TOKEN``; reading needs none. A new token
+(``arena users token NAME``) or removing the account (``arena users remove NAME``)
+ends its browser sessions too (arena/web/sessions.py).
 
 Every such request is written to ``write_request`` before its work starts, so the
 rate limit (:func:`admit`) counts rejected submissions too: a stream of failing
@@ -28,6 +30,7 @@ from arena.errors import ArenaError, NotFoundError
 from arena.players.loader import HUMAN
 from arena.store.bots import BotRegistryError, check_not_account_name, reserved_kind
 from arena.store.models import Account, BotVersion, WriteRequest, utcnow
+from arena.web.sessions import end_sign_ins
 
 TOKEN_PREFIX = "arena_"
 ACCOUNT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
@@ -61,6 +64,15 @@ class RateLimit:
         if self.requests < 1 or not self.seconds > 0:
             raise ValueError(f"a rate limit needs requests >= 1 and seconds > 0, not {self!r}")
 
+    def retry_after(self, count: int, oldest: datetime | None, now: datetime) -> int | None:
+        """None while ``count`` requests in the window (the ``oldest`` at that time)
+        leave room for one more; else the whole seconds until the oldest leaves it."""
+        if count < self.requests:
+            return None
+        oldest = _aware(oldest) if oldest is not None else now
+        wait = (oldest + timedelta(seconds=self.seconds) - now).total_seconds()
+        return max(1, math.ceil(wait))
+
 
 class RateLimited(ArenaError):
     """Too many writes in the window; ``retry_after`` says when the next one is admitted."""
@@ -85,8 +97,10 @@ def create_account(session: Session, name: str, *, operator: bool = False) -> tu
             f"bad account name {name!r}: start with a letter, then letters, digits, '_', '.' "
             "or '-' (at most 64 characters)"
         )
-    if session.exec(select(Account).where(Account.name == name)).first() is not None:
-        raise AccountError(f"an account named {name!r} exists already")
+    existing = session.exec(select(Account).where(Account.name == name)).first()
+    if existing is not None:
+        removed = " (removed, its name stays taken)" if existing.removed is not None else ""
+        raise AccountError(f"an account named {name!r} exists already{removed}")
     bot = session.exec(
         select(BotVersion).where(
             func.lower(BotVersion.name) == name.lower(), BotVersion.kind != HUMAN
@@ -109,10 +123,14 @@ def list_accounts(session: Session) -> Sequence[Account]:
 
 
 def account_for_token(session: Session, token: str) -> Account | None:
-    """The account whose token this is, or None."""
+    """The account whose token this is, or None (also for a removed account's)."""
     if not token.startswith(TOKEN_PREFIX):
         return None
-    return session.exec(select(Account).where(Account.token_hash == hash_token(token))).first()
+    return session.exec(
+        select(Account).where(
+            Account.token_hash == hash_token(token), col(Account.removed).is_(None)
+        )
+    ).first()
 
 
 def account_names(session: Session, ids: set[int]) -> dict[int, str]:
@@ -159,11 +177,8 @@ def admit(session: Session, account: Account, action: str, limit: RateLimit) -> 
             WriteRequest.account_id == account.id, WriteRequest.created > window_start
         )
     ).one()
-    count, oldest = int(recent[0]), recent[1]
-    if count >= limit.requests:
-        oldest = _aware(oldest) if oldest is not None else now
-        wait = (oldest + timedelta(seconds=limit.seconds) - now).total_seconds()
-        retry_after = max(1, math.ceil(wait))
+    retry_after = limit.retry_after(int(recent[0]), recent[1], now)
+    if retry_after is not None:
         raise RateLimited(
             f"rate limit: at most {limit.requests} submissions per {limit.seconds:g} s per "
             "account (bots submitted or retired, tournaments queued or cancelled, ladder "
@@ -184,30 +199,58 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def new_token(session: Session, name: str) -> str:
-    """Replace the account's token with a new one (the old one stops working).
+def account_named(session: Session, name: str) -> Account:
+    """The account called ``name``, unless it was removed.
 
     Raises:
-        NotFoundError: no such account.
+        NotFoundError: no such account, or a removed one.
     """
     account = session.exec(select(Account).where(Account.name == name)).first()
     if account is None:
         raise NotFoundError(f"no account {name!r} (see `arena users list`)")
+    if account.removed is not None:
+        raise NotFoundError(f"account {name!r} was removed on {account.removed:%Y-%m-%d}")
+    return account
+
+
+def new_token(session: Session, name: str) -> str:
+    """Replace the account's token with a new one: the old one stops working and every
+    browser session of the account ends.
+
+    Raises:
+        NotFoundError: no such account, or a removed one.
+    """
+    account = account_named(session, name)
     token = _make_token()
     account.token_hash = hash_token(token)
     session.add(account)
+    end_sign_ins(session, account)
     return token
+
+
+def remove_account(session: Session, name: str) -> Account:
+    """Remove an account: its token stops working and its browser sessions end at once;
+    its bots, tournaments and games stay, and so does its name (a player's name in the
+    games it played).
+
+    Raises:
+        NotFoundError: no such account, or a removed one.
+    """
+    account = account_named(session, name)
+    account.removed = utcnow()
+    account.operator = False
+    session.add(account)
+    end_sign_ins(session, account)
+    return account
 
 
 def set_operator(session: Session, name: str, operator: bool) -> Account:
     """Grant or withdraw the right to start and stop ladders over the web.
 
     Raises:
-        NotFoundError: no such account.
+        NotFoundError: no such account, or a removed one.
     """
-    account = session.exec(select(Account).where(Account.name == name)).first()
-    if account is None:
-        raise NotFoundError(f"no account {name!r} (see `arena users list`)")
+    account = account_named(session, name)
     account.operator = operator
     session.add(account)
     return account

@@ -44,7 +44,6 @@ from arena.web.accounts import (
 )
 from arena.web.app import (
     AuthError,
-    Busy,
     FieldError,
     Offset,
     RowId,
@@ -55,13 +54,14 @@ from arena.web.app import (
 from arena.web.cache import Cached
 from arena.web.checker import Submission, run_check
 from arena.web.data import load_json, load_toml
+from arena.web.limits import SIGN_IN, client_subject, count_request, refuse_if_spent
 from arena.web.replay import replay_views
+from arena.web.unpacker import read_archive
 from arena.web.uploads import (
     ARCHIVE_SUFFIXES,
     UploadError,
     check_file_name,
     decode_text,
-    read_archive,
     read_capped,
 )
 from engines.errors import GameError
@@ -89,21 +89,30 @@ PNG: dict[int | str, dict[str, Any]] = {
 
 def current_account(
     ctx: Context,
+    request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
 ) -> Account:
-    """The account of the request's bearer token.
+    """The account of the request's bearer token. Unknown tokens count against the
+    client's sign-in limit (arena/web/limits.py), and a client that spent it is refused
+    before its token is looked at: guessing is as slow as signing in.
 
     Raises:
         AuthError: no token, or an unknown one (401).
+        RateLimited: the client sent too many unknown tokens (429).
     """
     if credentials is None:
         raise AuthError(
             "this needs a token: send 'Authorization: Bearer TOKEN' "
             "(`arena users add NAME` prints one)"
         )
+    client = client_subject(request)
+    limit = ctx.settings.sign_in_limit
     with Session(ctx.engine) as session:
+        refuse_if_spent(session, SIGN_IN, client, limit)
         account = account_for_token(session, credentials.credentials)
     if account is None:
+        with session_scope(ctx.engine) as session:
+            count_request(session, SIGN_IN, [client], limit)
         raise AuthError("unknown token")
     return account
 
@@ -394,12 +403,9 @@ def submit_bot(
             command=_command(command, files),
             params=_params(params, "a command bot"),
         )
-    if not ctx.check_slots.acquire(timeout=settings.check_wait_seconds):
-        raise Busy("every submission check slot is busy: try again in a minute")
-    try:
+    assert account.id is not None
+    with ctx.check_slots.held(account.id, settings.check_wait_seconds):
         verdict = run_check(submission)
-    finally:
-        ctx.check_slots.release()
     if verdict.source is None:
         raise SubmissionRejected(verdict.rejection or "bot rejected")
     with session_scope(ctx.engine) as session:

@@ -10,7 +10,6 @@ for page requests); no traceback leaves the server.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
@@ -32,11 +31,13 @@ from arena.errors import ArenaError, ConfigError, NotFoundError, StorageError
 from arena.play.bot_text import bot_text
 from arena.players.sandbox import Isolation, detect_isolation
 from arena.report.build import ReportError
+from arena.settings import require_positive
 from arena.store.db import open_database
-from arena.tournament.config import ConfigCaps, read_config_file, require_positive
+from arena.tournament.config import ConfigCaps, read_config_file
 from arena.tournament.driver import TournamentStateError
 from arena.web.accounts import ForbiddenError, RateLimit, RateLimited
 from arena.web.cache import Memo, ReportCache
+from arena.web.check_slots import Busy, CheckSlots
 from arena.web.checker import CheckFailed
 from arena.web.data import check_text
 from arena.web.humans import HumanGames, HumanLimits, NotYourTurn, TooManyGames
@@ -68,8 +69,8 @@ class FieldError(ArenaError):
     """A request field with a bad value (the message names both)."""
 
 
-class Busy(ArenaError):
-    """The server cannot take this request now (every submission check slot is taken)."""
+SETTING_TABLES = ("uploads", "rate_limit", "sign_in_limit", "move_limit", "caps")
+"""The settings that are tables of their own in the operator's file."""
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,17 @@ class WebSettings:
 
     uploads: UploadLimits = field(default_factory=UploadLimits)
     rate_limit: RateLimit = field(default_factory=RateLimit)
+    sign_in_limit: RateLimit = field(default_factory=lambda: RateLimit(10, 60.0))
+    """Sign-ins, sign-outs and API requests with an unknown token, per client address
+    (sign-outs also per account: arena/web/limits.py)."""
+    move_limit: RateLimit = field(default_factory=lambda: RateLimit(300, 60.0))
+    """Moves in browser games, per client address and per account."""
     check_seconds: float = 10.0
     """The submission check's start-up and move deadline."""
     concurrent_checks: int = 2
+    checks_per_account: int = 2
+    """Submission checks one account may have running or waiting at once (429 beyond;
+    arena/web/check_slots.py)."""
     check_wait_seconds: float = 60.0
     config_bytes: int = 64 * 1024
     caps: ConfigCaps = field(default_factory=ConfigCaps)
@@ -104,7 +113,7 @@ class WebSettings:
     """How long a browser's sign-in lasts."""
 
     def __post_init__(self) -> None:
-        require_positive(self, skip=("uploads", "rate_limit", "caps", "allow_weak_sandbox"))
+        require_positive(self, skip=(*SETTING_TABLES, "allow_weak_sandbox"))
 
     @property
     def body_bytes(self) -> int:
@@ -114,8 +123,8 @@ class WebSettings:
 
 def load_settings(path: FilePath) -> WebSettings:
     """The server's settings from a TOML file: any field of :class:`WebSettings`, with
-    the tables ``[uploads]``, ``[rate_limit]`` and ``[caps]`` (docs/web.md); what it
-    leaves out keeps its default.
+    the tables ``[uploads]``, ``[rate_limit]``, ``[sign_in_limit]``, ``[move_limit]`` and
+    ``[caps]`` (docs/web.md); what it leaves out keeps its default.
 
     Raises:
         ConfigError: the file cannot be read, or a setting is unknown or bad (named).
@@ -144,12 +153,14 @@ class WebContext:
     reports: ReportCache
     sandbox: SandboxGate
     replays: Memo = field(default_factory=Memo)
-    check_slots: threading.BoundedSemaphore = field(init=False)
+    check_slots: CheckSlots = field(init=False)
     humans: HumanGames = field(init=False)
     sessions: SessionKeys = field(init=False)
 
     def __post_init__(self) -> None:
-        self.check_slots = threading.BoundedSemaphore(self.settings.concurrent_checks)
+        self.check_slots = CheckSlots(
+            self.settings.concurrent_checks, self.settings.checks_per_account
+        )
         limits = HumanLimits(
             games=self.settings.human_games,
             per_account=self.settings.human_games_per_account,
@@ -355,11 +366,14 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ctx.humans.start_sweeping()  # abandoned browser games end while the app serves
+        """While the app serves, abandoned browser games end on their own; at shutdown,
+        the bots kept between games (their zygotes) are closed."""
+        ctx.humans.start_sweeping()
         try:
             yield
         finally:
             ctx.humans.stop_sweeping()
+            ctx.humans.close()
 
     app = FastAPI(
         title="arena",

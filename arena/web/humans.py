@@ -5,10 +5,14 @@ the loop every tournament runs, with the person's seat a :class:`HumanSeat`, a b
 whose ``act`` waits for the browser's move, and every other seat a bot in the sandbox
 on a clock (:mod:`arena.web.opponents`: built-in bots too, within the tournaments'
 caps), so the thread only waits on the bots' answers and no search runs in the web
-process. What the page is sent is a :class:`View` made from that seat's
-``state.render(seat)`` and ``state.observation(seat)`` alone, the legal actions only
-on its own turns, and the moves played (every game's observation carries its move
-history, so they are no news to the seat). Nobody but the owner sees a live game.
+process. The bots are lent by a :class:`~arena.players.live_bots.BotPool` and given
+back after a game played to its end: a version's warm bot, its zygote started once,
+serves game after game. Games run in :class:`~arena.players.live_bots.GameThreads`,
+which outlive them (a sandbox dies with the thread that started it). What the page is
+sent is a :class:`View` made from that seat's ``state.render(seat)`` and
+``state.observation(seat)`` alone, the legal actions only on its own turns, and the
+moves played (every game's observation carries its move history, so they are no news
+to the seat). Nobody but the owner sees a live game.
 
 Each game is written to the table ``live_game`` as it goes (:class:`LiveGame`,
 :mod:`arena.store.live_games`: the seed, the seats, the clock, every action so far),
@@ -57,6 +61,7 @@ from arena.play.records import GameRecord
 from arena.play.render import describe_outcome
 from arena.play.results import PlayedGame
 from arena.play.runner import HostError, TimeControl, play_game
+from arena.players.live_bots import BotPool, GameThreads
 from arena.players.loader import HUMAN, BotSource
 from arena.players.sandbox import DEFAULT_LIMITS
 from arena.store.bots import resolve_bot, spec_of
@@ -74,7 +79,13 @@ from arena.store.live_games import (
 from arena.store.models import Account, BotVersion, LiveGame, utcnow
 from arena.tournament.config import ConfigCaps, check_reference_caps
 from arena.web.abandoned import WORKER, Sweeper, end_abandoned_game
-from arena.web.opponents import check_version, opponent_bot, opponent_control
+from arena.web.opponents import (
+    Opponent,
+    check_version,
+    opponent_bot,
+    opponent_control,
+    return_opponent,
+)
 from bots.base import Bot, BotTimeout
 from engines.core import TERMINAL, Action, State
 from engines.registry import all_games, get_game
@@ -369,6 +380,15 @@ class HumanGames:
         self._lock = threading.Lock()
         self._store_lock = threading.Lock()
         self._sweeper = Sweeper(self.end_abandoned, limits.sweep_seconds)
+        self.bots = BotPool()
+        """The opponents between games: a version's zygote serves its next game."""
+        self._threads = GameThreads("human-game")
+
+    def close(self) -> None:
+        """Close the bots kept between games, and end the game threads once their
+        games are over."""
+        self.bots.close()
+        self._threads.close()
 
     def start_sweeping(self) -> None:
         """End abandoned games every ``sweep_seconds`` from now (arena.web.abandoned)."""
@@ -618,10 +638,10 @@ class HumanGames:
         state: State,
         clocks: list[float] | None,
     ) -> None:
-        """Publish the game's position (so the page has it at once) and play it on in a
-        thread of its own (:meth:`_play`)."""
+        """Publish the game's position (so the page has it at once) and play it on in
+        one of the game threads (:meth:`_play`)."""
         live.publish(state)
-        threading.Thread(target=self._play, args=(live, seated, state, clocks), daemon=True).start()
+        self._threads.run(self._play, live, seated, state, clocks)
 
     def _play(
         self,
@@ -632,10 +652,13 @@ class HumanGames:
     ) -> None:
         """The game thread: play on from ``state`` (each action written to the row),
         store, publish the end. ``clocks``: each seat's time left, as of now. The bots
-        play in the sandbox on their clocks (arena.web.opponents)."""
-        players: list[Bot] = []
+        play in the sandbox on their clocks (arena.web.opponents), lent by the pool and
+        given back to it."""
+        opponents: list[Opponent] = []
+        ended = False
         try:
             live._state = state
+            players: list[Bot] = []
             increment = live.clock.increment if live.clock is not None else 0.0
             controls: list[TimeControl] = []
             for index, bot in enumerate(seated):
@@ -645,7 +668,8 @@ class HumanGames:
                     controls.append(TimeControl(per_game=left, increment=increment))
                 else:
                     control = opponent_control(live.clock, self.limits.bot_seconds, clock_left=left)
-                    players.append(opponent_bot(spec_of(bot), control))
+                    opponents.append(opponent_bot(self.bots, spec_of(bot), control))
+                    players.append(opponents[-1])
                     controls.append(control)
             last_step = time.monotonic()
 
@@ -662,6 +686,7 @@ class HumanGames:
             record = play_game(
                 state, players, players=live.players, time_control=controls, on_step=on_step
             )
+            ended = True
             with live.sync:  # stored and shown as over at once: get() never sees between
                 record_id = self._store(live, seated, record)
                 live.finish(_result(record, live.players), record_id, None)
@@ -678,9 +703,8 @@ class HumanGames:
             with contextlib.suppress(StorageError):
                 self._discard_row(live)
         finally:
-            for player in players:  # no bot's process outlives its game
-                with contextlib.suppress(Exception):
-                    player.close()
+            for opponent in opponents:  # no bot's process outlives a game that failed
+                return_opponent(self.bots, opponent, reuse=ended)
 
     def _write_move(self, live: HumanGame, state: State, clocks: list[float] | None) -> None:
         """Write the action just applied to the game's row, if nobody else did first.

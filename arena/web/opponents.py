@@ -6,8 +6,12 @@ the web server: a submitted bot as a tournament runs it, a built-in one through 
 SDK, whose few lines of :data:`BUILTIN_IN_SANDBOX` build the built-in bot inside the
 sandbox and hand it the engine's values as in process. A bot's search so costs the
 web process only its messages, and the sandbox ends a move that runs over its clock.
-An :class:`Opponent` tells its bot that the game is over only when it is closed, after
-the page has been shown the end.
+An :class:`Opponent` tells its bot that the game is over only at its end
+(:func:`return_opponent`), after the page has been shown the end. The bots come from
+the web's :class:`~arena.players.live_bots.BotPool` and go back to it after a game
+played to its end, so a version's warm bot (its zygote started once) serves game after
+game, built-in ones too; they are lent and played in the web's game threads, which
+outlive the games (a sandbox dies with the thread that started it).
 
 The clock (:func:`opponent_control`): every opponent has at most ``bot_seconds`` per
 move (``human_bot_seconds`` of the web's settings; a search bot is told so and plans
@@ -19,12 +23,14 @@ before anything is registered) and the stored version's (:func:`check_version`).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.errors import ConfigError
 from arena.play.runner import TimeControl
-from arena.players.loader import BUILTIN, PYTHON, BotSource, BotSpec, subprocess_bot
+from arena.players.live_bots import BotPool
+from arena.players.loader import BUILTIN, PYTHON, BotLoadError, BotSource, BotSpec
 from arena.players.subprocess_bot import SubprocessBot
 from arena.store.models import BotVersion
 from arena.tournament.config import ConfigCaps, check_bot_caps
@@ -117,18 +123,44 @@ class Opponent(Bot):
     def game_over(self, outcome: Outcome) -> None:
         self._outcome = outcome
 
-    def close(self) -> None:
-        """Tell the bot how the game ended (when it ended) and end its process."""
+    def end_game(self) -> None:
+        """Tell the bot how the game ended (when it ended; once)."""
         outcome, self._outcome = self._outcome, None
         if outcome is not None:
             self.bot.game_over(outcome)
+
+    def close(self) -> None:
+        """Tell the bot how the game ended (when it ended) and end its process."""
+        self.end_game()
         self.bot.close()
 
 
-def opponent_bot(spec: BotSpec, control: TimeControl) -> Opponent:
-    """The sandboxed process that plays ``spec`` under ``control``.
+def opponent_bot(pool: BotPool, spec: BotSpec, control: TimeControl) -> Opponent:
+    """The sandboxed bot that plays ``spec`` under ``control``, lent by ``pool``: the
+    version's idle warm bot (made for the same control) if it has one, else a new one.
+    Hand it back with :func:`return_opponent`.
 
     Raises:
         BotLoadError: a bot of a kind that does not run as a process (a person).
     """
-    return Opponent(subprocess_bot(in_sandbox(spec), time_control=control))
+    bot = pool.lend(in_sandbox(spec), time_control=control)
+    if not isinstance(bot, SubprocessBot):  # in_sandbox makes every kind a process
+        bot.close()
+        raise BotLoadError(f"bot {spec.label} does not run as a process")
+    return Opponent(bot)
+
+
+def return_opponent(pool: BotPool, opponent: Opponent, *, reuse: bool) -> None:
+    """Tell ``opponent``'s bot how its game ended, then give it back to ``pool`` for
+    the version's next game (``reuse``: its game ran to its end) or end its process
+    (a game that failed or stopped half-way). Never raises: a bot that fails its
+    goodbye is closed."""
+    try:
+        opponent.end_game()
+    except Exception:  # a bot broken at the end is not lent again
+        reuse = False
+    if reuse:
+        pool.give_back(opponent.bot)
+    else:
+        with contextlib.suppress(Exception):
+            opponent.bot.close()

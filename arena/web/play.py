@@ -35,12 +35,15 @@ from arena.web import queries, reports
 from arena.web.accounts import START_HUMAN_GAME, account_for_token, admit
 from arena.web.app import FieldError, WebContext, context, plain_url
 from arena.web.humans import CLOCKS, HumanGame, TooManyGames
+from arena.web.limits import MOVE, SIGN_IN, account_subject, client_subject, count_request
 from arena.web.sessions import (
     CSRF_FIELD,
     CSRF_HEADER,
     SignedOut,
     check_csrf,
+    end_sign_in,
     keep_session,
+    record_sign_in,
     session_of,
     set_cookie,
     signed_in_account,
@@ -105,14 +108,16 @@ def signin(
     next: Annotated[str, Form(max_length=2000)] = "/",
 ) -> Response:
     check_csrf(ctx.sessions, request, csrf)
-    with Session(ctx.engine) as db:
+    with session_scope(ctx.engine) as db:  # the attempt counts whether the token is right
+        count_request(db, SIGN_IN, [client_subject(request)], ctx.settings.sign_in_limit)
         account = account_for_token(db, token.strip())
-    if account is None:
+        # A new nonce: a session planted before signing in is worth nothing after it.
+        session = record_sign_in(db, ctx.sessions, account) if account is not None else None
+    if session is None:
         error = "unknown token: try again"
         return page(ctx, request, "signin.html", 401, next=local_path(next), error=error)
     response = RedirectResponse(local_path(next), status_code=303)
-    # A new nonce: a session planted before signing in is worth nothing after it.
-    set_cookie(ctx.sessions, request, response, ctx.sessions.new(account))
+    set_cookie(ctx.sessions, request, response, session)
     return response
 
 
@@ -120,7 +125,18 @@ def signin(
 def signout(
     ctx: Context, request: Request, csrf: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
+    """End the session on the server (every copy of its cookie is signed out) and give
+    the browser a new, anonymous one. It counts against the client's sign-in limit and,
+    while the session is signed in, the account's (a copy of an ended session's cookie
+    cannot spend the account's)."""
     check_csrf(ctx.sessions, request, csrf)
+    with session_scope(ctx.engine) as db:
+        account = signed_in_account(ctx.sessions, request, db)
+        subjects = [client_subject(request)]
+        if account is not None and account.id is not None:
+            subjects.append(account_subject(account.id))
+        count_request(db, SIGN_IN, subjects, ctx.settings.sign_in_limit)
+        end_sign_in(db, session_of(ctx.sessions, request))
     response = RedirectResponse("/", status_code=303)
     set_cookie(ctx.sessions, request, response, ctx.sessions.new())
     return response
@@ -174,9 +190,12 @@ def _number(form: Any, name: str, low: int, high: int) -> int:
     return int(text)
 
 
-def _live(ctx: WebContext, request: Request, game_id: str) -> HumanGame:
-    """The signed-in owner's live game (404 for anyone else's)."""
-    return ctx.humans.get(game_id[:40], signed_in(ctx, request))
+def _live(
+    ctx: WebContext, request: Request, game_id: str, account: Account | None = None
+) -> HumanGame:
+    """The signed-in owner's live game (404 for anyone else's); ``account`` when the
+    caller has read the session's already."""
+    return ctx.humans.get(game_id[:40], account or signed_in(ctx, request))
 
 
 @router.get("/play/{game_id}", response_class=HTMLResponse)
@@ -256,9 +275,15 @@ def play_move(
     move: Move,
     token: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
 ) -> dict[str, bool]:
-    """The person's move at position ``version`` (the view it was chosen on)."""
+    """The person's move at position ``version`` (the view it was chosen on); it counts
+    against the move limit of the client and of the account, accepted or not."""
     check_csrf(ctx.sessions, request, token)
-    live = _live(ctx, request, game_id)
+    account = signed_in(ctx, request)
+    assert account.id is not None
+    subjects = [client_subject(request), account_subject(account.id)]
+    with session_scope(ctx.engine) as db:
+        count_request(db, MOVE, subjects, ctx.settings.move_limit)
+    live = _live(ctx, request, game_id, account)
     live.move(move.version, move.action)
     return {"accepted": True}
 

@@ -3,11 +3,17 @@
 Signing in (``/signin``) trades an account's token for the cookie ``arena_session``:
 ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no other site's page sends
 it), ``Secure`` over HTTPS. Its value names the account, a prefix of the account's
-token hash (a new token, ``arena users token NAME``, ends every session of the old
-one), when it was issued, and a random nonce; an HMAC-SHA256 with the server's secret
+token hash, when it was issued, and a random nonce; an HMAC-SHA256 with the server's secret
 signs all of it, so a cookie cannot be made or changed without the secret. The secret
 is made once and kept in the database (table ``server_secret``, :func:`stored_secret`),
 so a restarted server, or a second one over the same database, takes the same cookies.
+
+A signed-in session also lives on the server, as a row of ``sign_in`` keyed by the
+SHA-256 of its nonce (:func:`record_sign_in`): the cookie is signed in only while the
+row exists. Signing out deletes it (:func:`end_sign_in`), a new token or removing the
+account deletes all of the account's (:func:`end_sign_ins`), so a copy of the cookie
+is worth nothing afterwards, in every web process over the database. (A new token
+also changes the hash prefix, which ends a session recorded at the same moment.)
 
 Every page visit gets a session, signed in or not, so that every form has an anti-CSRF
 token: an HMAC of the session's nonce (:func:`csrf_token`). A request that changes
@@ -25,14 +31,17 @@ import hmac
 import secrets
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
+import sqlalchemy as sa
 from fastapi import Request, Response
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError, StorageError
 from arena.store.db import session_scope
-from arena.store.models import Account, ServerSecret
+from arena.store.models import Account, ServerSecret, SignIn, utcnow
+from arena.store.pruning import prune
 
 COOKIE = "arena_session"
 CSRF_HEADER = "X-CSRF-Token"
@@ -162,14 +171,50 @@ def set_cookie(
     )
 
 
+def sign_in_key(session: BrowserSession) -> str:
+    """The key of the session's ``sign_in`` row: the SHA-256 of its nonce (a leaked
+    table names no cookie)."""
+    return hashlib.sha256(session.nonce.encode()).hexdigest()
+
+
+def record_sign_in(db: Session, keys: SessionKeys, account: Account) -> BrowserSession:
+    """A new session signed in to ``account``, recorded in the caller's transaction
+    (sign-ins past the sessions' lifetime are deleted with it)."""
+    assert account.id is not None
+    session = keys.new(account)
+    issued = datetime.fromtimestamp(session.issued, UTC)
+    db.add(SignIn(id=sign_in_key(session), account_id=account.id, created=issued))
+    prune(db, SignIn, col(SignIn.created) < utcnow() - timedelta(seconds=keys.max_age))
+    return session
+
+
+def end_sign_in(db: Session, session: BrowserSession) -> None:
+    """End ``session`` (signing out), in the caller's transaction: every copy of its
+    cookie is signed out."""
+    db.exec(sa.delete(SignIn).where(col(SignIn.id) == sign_in_key(session)))
+
+
+def end_sign_ins(db: Session, account: Account) -> None:
+    """End every session of ``account`` (a new token, the account removed), in the
+    caller's transaction."""
+    db.exec(sa.delete(SignIn).where(col(SignIn.account_id) == account.id))
+
+
 def signed_in_account(keys: SessionKeys, request: Request, db: Session) -> Account | None:
-    """The session's account, or None (not signed in, or its token was replaced)."""
+    """The session's account, or None: not signed in, signed out, its token replaced,
+    or the account removed."""
     session = session_of(keys, request)
     if session.account_id is None:
         return None
-    account = db.get(Account, session.account_id)
-    if account is None or not hmac.compare_digest(
-        account.token_hash[:HASH_PREFIX], session.token_hash
+    account = db.exec(
+        select(Account)
+        .join(SignIn, col(SignIn.account_id) == col(Account.id))
+        .where(col(SignIn.id) == sign_in_key(session), col(Account.id) == session.account_id)
+    ).first()
+    if (
+        account is None
+        or account.removed is not None
+        or not hmac.compare_digest(account.token_hash[:HASH_PREFIX], session.token_hash)
     ):
         return None
     return account

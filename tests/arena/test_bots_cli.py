@@ -86,6 +86,11 @@ def test_remove_retires_but_keeps_history(db: Path) -> None:
         (None, ["-g", "koenigsgarten", "--builtin", "random", "--cmd", "x"], "exactly one"),
         (
             None,
+            ["-g", "koenigsgarten", "--cmd", "python3 bot.py 2> log.txt"],
+            "'>' is shell syntax, and no shell runs a bot's command",
+        ),
+        (
+            None,
             ["-g", "koenigsgarten", "--builtin", "random", "-p", "depth=2"],
             "unknown parameter 'depth'",
         ),

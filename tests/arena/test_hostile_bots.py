@@ -36,6 +36,7 @@ from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import (
     FAST,
+    close_after_its_game,
     command_source,
     make_bot,
     processes_of,
@@ -70,6 +71,7 @@ def play_against_random(bot: SubprocessBot, seed: int = 7) -> dict[str, Any]:
 
 
 def assert_nothing_left(bot: SubprocessBot) -> None:
+    close_after_its_game(bot)
     sandbox = bot.last_process
     assert sandbox is not None and bot.process is None
     with pytest.raises(ProcessLookupError):

@@ -32,9 +32,12 @@ from arena.players.sandbox import (
     kernel,
     uids,
 )
+from arena.players.sandbox import limits as limits_module
 from arena.players.sandbox import process as process_module
 from arena.players.sandbox.cgroups import BotCgroup, candidates, sweep
-from arena.players.sandbox.runtime import host_runtime
+from arena.players.sandbox.runtime import host_runtime, named_paths, shell_operator
+from arena.players.sandbox.warden import FIRST_LAST_PID
+from arena.players.submission import UnsafeCommand, check_archive_command
 from bots.simple import RandomBot
 from engines.registry import get_game
 from tests.arena.hostile import make_bot, processes_of, python_source
@@ -43,12 +46,18 @@ from tests.waiting import wait_until
 ISOLATION = detect_isolation()
 
 
-@pytest.fixture(scope="module")
-def snooped() -> tuple[dict[str, Any], Any]:
-    """What the snooping bot saw on its first move, and its (closed) sandbox."""
-    bot = make_bot(python_source("snoop.py", "Snoop"), memory_bytes=GIB, processes=32)
+@pytest.fixture(scope="module", params=[False, True], ids=["cold", "warm"])
+def snooped(request: pytest.FixtureRequest) -> tuple[dict[str, Any], Any]:
+    """What the snooping bot saw on its first move, and its (closed) sandbox: started
+    for its game (cold), or a fork of its zygote (warm, the default)."""
+    bot = make_bot(
+        python_source("snoop.py", "Snoop"), memory_bytes=GIB, processes=32, warm=request.param
+    )
     state = get_game("koenigsgarten").new_initial_state(seed=3)
-    record = play_game(state, [bot, RandomBot()])
+    try:
+        record = play_game(state, [bot, RandomBot()])
+    finally:
+        bot.close()
     assert record.outcome.get("offender") is None
     lines = bot.last_stderr.decode().splitlines()
     facts = json.loads(next(line for line in lines if line.startswith("FACTS "))[6:])
@@ -97,9 +106,14 @@ def test_the_bot_has_no_network(snooped: tuple[dict[str, Any], Any]) -> None:
 
 
 @pytest.mark.skipif(not ISOLATION.pids, reason="no PID namespace here")
-def test_the_bot_is_pid_1_of_its_own_namespace(snooped: tuple[dict[str, Any], Any]) -> None:
-    facts, _ = snooped
-    assert facts["pid"] == 1
+def test_the_bot_has_a_pid_namespace_of_its_own(snooped: tuple[dict[str, Any], Any]) -> None:
+    """Cold, the bot is its process 1; warm, each game's process has an id drawn for
+    the game (above the namespace's own few processes)."""
+    facts, sandbox = snooped
+    if sandbox.warm:
+        assert facts["pid"] > FIRST_LAST_PID
+    else:
+        assert facts["pid"] == 1
 
 
 @pytest.mark.skipif(not ISOLATION.filesystem, reason="no fresh root here")
@@ -280,6 +294,18 @@ def test_limits_must_be_positive() -> None:
 
 
 @pytest.mark.parametrize(
+    ("setting", "warm"),
+    [(None, True), ("1", True), ("", True), ("0", False), (" Off ", False), ("false", False)],
+)
+def test_bots_play_warm_unless_the_environment_turns_it_off(
+    setting: str | None, warm: bool
+) -> None:
+    environment = {} if setting is None else {limits_module.WARM_SETTING: setting}
+    assert limits_module.warm_by_default(environment) is warm
+    assert SandboxLimits().warm
+
+
+@pytest.mark.parametrize(
     ("code", "text"),
     [
         (0, "exited with status 0"),
@@ -382,3 +408,60 @@ def test_the_sandbox_bench_times_every_fence_and_each_left_out() -> None:
     assert ("without the seccomp filter" in result.output) == ISOLATION.syscall_filter
     refused = runner.invoke(app, ["bench", "sandbox", "--starts", "0"])
     assert refused.exit_code == 2 and "--starts must be at least 1" in refused.output
+
+
+def test_a_pidfd_tells_how_its_process_ended_after_another_reaped_it() -> None:
+    ended = subprocess.Popen([sys.executable, "-c", "import os; os._exit(3)"])
+    killed = subprocess.Popen(["sleep", "60"])
+    pidfds = [os.pidfd_open(ended.pid), os.pidfd_open(killed.pid)]
+    try:
+        try:
+            assert kernel.pidfd_exit_code(pidfds[1]) is None  # it runs
+        except OSError:
+            pytest.skip("this kernel keeps no exit status for a pidfd (Linux 6.15 and later do)")
+        killed.kill()
+        assert (ended.wait(), killed.wait()) == (3, -9)  # reaped here: only the pidfd knows
+        assert [kernel.pidfd_exit_code(pidfd) for pidfd in pidfds] == [3, -9]
+    finally:
+        for pidfd in pidfds:
+            os.close(pidfd)
+        killed.kill()
+
+
+@pytest.mark.parametrize(
+    ("command", "operator"),
+    [
+        ("python3 bot.py > log", ">"),
+        ("python3 bot.py 2>&1", ">&"),
+        ("python3 bot.py <in", "<"),
+        ("python3 bot.py | tee x", "|"),
+        ("python3 bot.py && x", "&&"),
+        ("python3 bot.py; x", ";"),
+        ("python3 bot.py (x)", "("),
+        ('python3 bot.py --x="a|b"', "|"),  # only a whole word quotes
+        ("python3 bot.py 'a|b' \"x > y\"", None),
+        ("sh -c 'cat</etc/passwd'", None),
+        ("python3 bot.py --depth=3", None),
+        ("python3 'unclosed", None),
+    ],
+)
+def test_shell_operators_outside_quotes_are_found(command: str, operator: str | None) -> None:
+    assert shell_operator(command) == operator
+
+
+def test_paths_after_shell_operators_inside_a_word_are_named() -> None:
+    script = "cat</a/in >/b/out; x|/c/prog & /d/bg 2>&1 (/e)"
+    assert list(named_paths(["sh", "-c", script])) == ["/a/in", "/b/out", "/c/prog", "/d/bg", "/e"]
+    assert list(named_paths(["/usr/bin/python3", "--lib=/x/y", "/a/b.py:Bot", "a>b"])) == [
+        "/usr/bin/python3",
+        "/x/y",
+        "/a/b.py",
+    ]
+
+
+def test_an_archive_command_may_quote_shell_syntax_for_its_program() -> None:
+    files = {"main.py": "", "lib/x.py": ""}
+    check_archive_command("python3 {code}/main.py 'a|b' \"x > y\"", files)
+    check_archive_command("sh -c 'cd {code}/lib && python3 x.py 2>&1' {code}", files)
+    with pytest.raises(UnsafeCommand, match="'cat</etc/passwd' names a path outside"):
+        check_archive_command("sh -c 'cat</etc/passwd' {code}", files)

@@ -4,13 +4,26 @@ mock engine): the messages it sends, how it reads answers, and every fault."""
 from __future__ import annotations
 
 import json
+import os
+import select
+import threading
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from arena.play.runner import TimeControl
-from arena.players.subprocess_bot import BotErrorReport, BotVersionMismatch, SubprocessBot
+from arena.players import subprocess_bot
+from arena.players.sandbox import DEFAULT_LIMITS
+from arena.players.subprocess_bot import (
+    BotErrorReport,
+    BotVersionMismatch,
+    SubprocessBot,
+    _ActionTexts,
+    _Channel,
+    _encode,
+)
 from bots.base import (
     BotCrash,
     BotFault,
@@ -105,6 +118,7 @@ def test_every_act_carries_the_whole_observation_of_the_seat() -> None:
         ({**HELLO, "games": ["kardinal"]}, BotProtocolError, "does not play koenigsgarten"),
         ({**HELLO, "name": ""}, BotProtocolError, "'name'"),
         ({**HELLO, "games": "koenigsgarten"}, BotProtocolError, "'games'"),
+        ({**HELLO, "zygote": "yes"}, BotProtocolError, "'zygote' must be true or false"),
         ({"type": "ready"}, BotProtocolError, "expected 'hello'"),
         ("hello there", BotMalformedOutput, "not JSON"),
     ],
@@ -234,3 +248,127 @@ def test_act_without_a_game_is_a_crash() -> None:
     state, _ = start()
     with pytest.raises(BotCrash):
         SubprocessBot(["true"]).act(state.observation(0), state.legal_actions(), None)
+
+
+class ThawWitness:
+    """Stands in for a bot's process and cgroup: when thawed, it notes what its input
+    holds at that moment and then, as a bot, reads the whole request and answers with
+    the first legal action (in a thread, so the host may write the rest meanwhile)."""
+
+    def __init__(self) -> None:
+        self.input, input_end = os.pipe()
+        output_end, self.output = os.pipe()
+        error_end, self.error = os.pipe()
+        os.set_blocking(self.input, False)
+        self.process = SimpleNamespace(
+            stdin=open(input_end, "wb"),  # noqa: SIM115 (closed by close())
+            stdout=open(output_end, "rb"),  # noqa: SIM115
+            stderr=open(error_end, "rb"),  # noqa: SIM115
+        )
+        self.limits = DEFAULT_LIMITS
+        self.cgroup = self
+        self.held_at_thaw: list[bytes] = []
+        self.requests: list[bytes] = []
+        self.reader: threading.Thread | None = None
+
+    def thaw(self) -> None:
+        try:
+            held = os.read(self.input, 1 << 20)
+        except BlockingIOError:
+            held = b""
+        self.held_at_thaw.append(held)
+        self.reader = threading.Thread(target=self._answer, args=(held,))
+        self.reader.start()
+
+    def freeze(self) -> None:
+        pass
+
+    def _answer(self, request: bytes) -> None:
+        waiting = select.poll()
+        waiting.register(self.input, select.POLLIN)
+        while not request.endswith(b"\n"):
+            assert waiting.poll(60_000), "the host did not write the rest of its request"
+            request += os.read(self.input, 1 << 20)
+        self.requests.append(request)
+        answer = {"type": "action", "action": json.loads(request)["legal_actions"][0]}
+        os.write(self.output, json.dumps(answer).encode() + b"\n")
+
+    def close(self) -> None:
+        for file in vars(self.process).values():
+            file.close()
+        for fd in (self.input, self.output, self.error):
+            os.close(fd)
+
+
+def witnessed_bot(witness: ThawWitness) -> SubprocessBot:
+    bot = SubprocessBot(["unused"])
+    bot.process = witness  # type: ignore[assignment]
+    bot._channel = _Channel(witness)  # type: ignore[arg-type]
+    return bot
+
+
+@pytest.mark.parametrize("size", [0, 300_000])
+def test_a_bot_is_thawed_once_its_request_is_in_its_pipe(size: int) -> None:
+    """Written first, thawed then: the bot wakes once, to find its request. One longer
+    than the pipe holds is finished once the bot reads (the pipe held a part)."""
+    state, _ = start()
+    observation = {**state.observation(0), "padding": "x" * size}
+    legal = state.legal_actions()
+    witness = ThawWitness()
+    try:
+        action = witnessed_bot(witness).act(observation, legal, None)
+        assert witness.reader is not None
+        witness.reader.join(60)
+    finally:
+        witness.close()
+    assert action is legal[0]
+    (held,) = witness.held_at_thaw
+    (request,) = witness.requests
+    assert json.loads(request)["observation"] == observation
+    if size:
+        assert held and len(held) < len(request)
+    else:
+        assert held == request
+
+
+def test_each_action_text_is_made_once_and_the_texts_kept_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[int] = []
+
+    class Counted:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def __hash__(self) -> int:
+            return self.number
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Counted) and other.number == self.number
+
+        def __str__(self) -> str:
+            made.append(self.number)
+            return f"a{self.number}"
+
+    monkeypatch.setattr(subprocess_bot, "TEXTS_KEPT", 3)
+    texts = _ActionTexts()
+    assert [texts[Counted(n)] for n in (1, 2, 1, 2)] == ["a1", "a2", "a1", "a2"]
+    assert made == [1, 2]
+    assert [texts[Counted(n)] for n in (3, 4, 5)] == ["a3", "a4", "a5"]
+    assert len(texts) <= 3
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "act", "observation": {"seat": 1, "name": "König", "x": None}, "n": 0.1},
+        {"type": "new_game", "params": {"big": 2**70, "small": -(2**63)}},
+        {"type": "act", "observation": {1: "an integer key", "s": "\ud800"}},
+    ],
+)
+def test_a_message_is_the_same_json_whichever_library_encodes_it(
+    message: dict[str, Any],
+) -> None:
+    line = _encode(message)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line) == json.loads(json.dumps(message))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,11 +15,14 @@ from typing import Any
 import pytest
 
 from bots.base import Bot, GameInfo
+from bots.sdk import runtime
 from bots.sdk.runtime import (
     ANY_GAME,
     PROTOCOL_VERSION,
     BotLoadFailure,
     Session,
+    action_line,
+    decode,
     load_bot_class,
     make_bot,
 )
@@ -249,3 +253,74 @@ def test_python_dash_m_bots_sdk_serves_a_file_and_keeps_stdout_for_the_protocol(
 
 def test_the_examples_load() -> None:
     assert load_bot_class(str(EXAMPLES / "python_bot.py")).__name__ == "ExampleBot"
+
+
+def outcome_of(function: Any, line: bytes) -> tuple[str, str]:
+    """What ``function(line)`` gives (its value's repr, type and all) or raises."""
+    try:
+        return "value", repr(function(line))
+    except RecursionError:
+        return "raises", "RecursionError"
+    except ValueError as exc:
+        return "raises", f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":"act","observation":{"garden":["QD","KD"]},"legal_actions":["QD"]}\n',
+        b'{"type":"hello","protocol":1}',
+        '{"name":"Kardinal & K\u00f6nig","s":"\u00e9"}\n'.encode(),
+        b'{"a":"\\ud800"}\n',  # a lone surrogate, escaped
+        b'{"a":"\xed\xa0\x80"}\n',  # and encoded (json reads it, strict UTF-8 does not)
+        b'{"n":123456789012345678901234567890,"x":-0.0,"y":1e400,"z":NaN}\n',
+        b'{"a":1}\n\n',
+        b'{"a":1} \r\n',
+        b'{"a":1}x',
+        b'{"a":1}\n{"b":2}\n',
+        b'{"a":1',
+        b'{"a":"\x01"}',
+        b"{",
+        b"",
+        b"\xef\xbb\xbf{}",
+        b'{"\x00":1}',
+        b"[1,2]\n",
+        b' {"a":1}',
+        '{"a":1}'.encode("utf-16"),
+        b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    ],
+)
+def test_decode_gives_exactly_what_json_loads_gives(line: bytes) -> None:
+    assert outcome_of(decode, line) == outcome_of(json.loads, line)
+
+
+@pytest.mark.parametrize(
+    "text", ["QD", "7H>N", "take HU5", 'say "hi"\\', "König", "\ud800", "\x00"]
+)
+def test_the_action_line_is_the_json_of_the_answer_byte_for_byte(text: str) -> None:
+    message = {"type": "action", "action": text}
+    assert action_line(text) == json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def test_answers_are_written_to_the_descriptor_one_write_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Through the file's descriptor, not its buffer: one system call per answer."""
+    read_end, write_end = os.pipe()
+    writes: list[bytes] = []
+    write = os.write
+
+    def counted(fd: int, data: bytes) -> int:
+        if fd == write_end:
+            writes.append(bytes(data))
+        return write(fd, data)
+
+    monkeypatch.setattr(runtime.os, "write", counted)
+    messages = [{"type": "hello", "protocol": 1}, act({}, ["AD", "KS"]), {"type": "quit"}]
+    incoming = io.BytesIO(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    with open(write_end, "wb") as outgoing:
+        assert Session(Recorder, Recorder(), incoming, outgoing).run() == 0
+    with open(read_end, "rb") as answers:
+        replies = [json.loads(line) for line in answers.read().splitlines()]
+    assert [reply["type"] for reply in replies] == ["hello", "action"]
+    assert [json.loads(data) for data in writes] == replies

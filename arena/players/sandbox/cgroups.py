@@ -38,7 +38,7 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,6 +209,25 @@ class BotCgroup:
         if self._freezer is not None:
             os.write(self._freezer[0], self._freezer[2])
 
+    @contextlib.contextmanager
+    def never_frozen(self) -> Iterator[None]:
+        """Thawed, :meth:`freeze` and :meth:`thaw` doing nothing, for the block: what
+        freezing costs a move, measured (``arena bench protocol``). Frozen again after.
+
+        Raises:
+            OSError: the kernel refused.
+        """
+        freezer, self._freezer = self._freezer, None
+        if freezer is None:
+            yield
+            return
+        os.write(freezer[0], freezer[2])
+        try:
+            yield
+        finally:
+            self._freezer = freezer
+            self.freeze()
+
     def thawing(self) -> tuple[int, bytes] | None:
         """Its open freezer file and what thaws it (for a process that must thaw it
         without resolving paths); None where there is no freezer."""
@@ -239,12 +258,23 @@ class BotCgroup:
         return int(usage.read_text()) / 1e9 if usage is not None else None
 
     def members(self) -> set[int]:
-        """PIDs of its processes (as this process's PID namespace numbers them)."""
-        found: set[int] = set()
-        for path in self.paths:
-            with contextlib.suppress(FileNotFoundError):
-                found.update(int(pid) for pid in (path / "cgroup.procs").read_text().split())
-        return found
+        """PIDs of its processes (as this process's PID namespace numbers them). Every
+        process joins all its hierarchies at once and cannot leave them, so the first
+        one that is there says it."""
+        for directory in self.paths:
+            path = f"{directory}/cgroup.procs"
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            try:
+                chunks = []
+                while chunk := os.read(fd, 65536):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+            return {int(pid) for pid in b"".join(chunks).split()}
+        return set()
 
     def oom_kills(self) -> int:
         """How many of its processes the kernel killed for reaching its memory limit."""

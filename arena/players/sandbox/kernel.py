@@ -8,7 +8,10 @@ number on every architecture (system calls added since Linux 5.1 share one table
 from __future__ import annotations
 
 import ctypes
+import errno
+import fcntl
 import os
+import struct
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -40,6 +43,12 @@ _KEYCTL_JOIN_SESSION_KEYRING = 1
 _KEYCTL_CLEAR = 7
 KEY_SPEC_USER_KEYRING = -4
 KEY_SPEC_USER_SESSION_KEYRING = -5
+
+_PIDFD_INFO_EXIT = 1 << 3
+_PIDFD_INFO_SIZE = 64
+"""The first version of ``struct pidfd_info``: mask, cgroup id, eleven ids, exit code."""
+_PIDFD_GET_INFO = (3 << 30) | (_PIDFD_INFO_SIZE << 16) | (0xFF << 8) | 11  # _IOWR(0xFF, 11, …)
+_PIDFD_EXIT_CODE_AT = 60
 
 _SYS_OPEN_TREE = 428
 _SYS_MOVE_MOUNT = 429
@@ -169,3 +178,28 @@ def load_syscall_filter(program: bytes) -> None:
         _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
         "prctl PR_SET_SECCOMP",
     )
+
+
+def pidfd_exit_code(pidfd: int) -> int | None:
+    """How the process of ``pidfd`` ended, as :attr:`subprocess.Popen.returncode` puts
+    it (negative: the signal that killed it), even when another process reaped it
+    (``PIDFD_GET_INFO``, Linux 6.15 and later); None while the kernel knows no end.
+
+    Raises:
+        OSError: this kernel does not tell (older than 6.15), or ``pidfd`` is no pidfd.
+    """
+    info = bytearray(struct.pack("=Q", _PIDFD_INFO_EXIT) + bytes(_PIDFD_INFO_SIZE - 8))
+    try:
+        fcntl.ioctl(pidfd, _PIDFD_GET_INFO, info)
+    except OSError as exc:
+        if exc.errno == errno.ESRCH:  # reaped before this kernel kept its end
+            return None
+        raise OSError(exc.errno, f"ioctl PIDFD_GET_INFO: {exc.strerror}") from None
+    (mask,) = struct.unpack_from("=Q", info)
+    if not mask & _PIDFD_INFO_EXIT:
+        return None
+    (status,) = struct.unpack_from("=i", info, _PIDFD_EXIT_CODE_AT)
+    try:
+        return os.waitstatus_to_exitcode(status)
+    except ValueError:  # not an end (a stop): no kernel reports one here
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 KIB = 1024
@@ -33,8 +34,8 @@ class SandboxLimits:
             where possible.
         warm: start a Python SDK bot once and play each game in a fresh fork of it
             (docs/protocol.md, "Every game from a pristine bot"); off: one process
-            per game for every bot. Off by default; ``ARENA_WARM_BOTS=1`` in the
-            environment turns it on in :data:`DEFAULT_LIMITS`.
+            per game for every bot. On by default; ``ARENA_WARM_BOTS=0`` in the
+            environment turns it off in :data:`DEFAULT_LIMITS` (for debugging).
     """
 
     move_seconds: float = 10.0
@@ -48,7 +49,7 @@ class SandboxLimits:
     line_bytes: int = 1 * MIB
     quit_seconds: float = 0.2
     isolate: bool = True
-    warm: bool = False
+    warm: bool = True
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):
@@ -62,6 +63,15 @@ class SandboxLimits:
 
 
 WARM_SETTING = "ARENA_WARM_BOTS"
-"""The environment variable that turns ``warm`` on in :data:`DEFAULT_LIMITS` (``1``)."""
+"""The environment variable that turns ``warm`` off in :data:`DEFAULT_LIMITS`: ``0``
+(or ``false``, ``no``, ``off``); anything else, or nothing, leaves it on."""
+COLD_WORDS = frozenset({"0", "false", "no", "off"})
 
-DEFAULT_LIMITS = SandboxLimits(warm=os.environ.get(WARM_SETTING) == "1")
+
+def warm_by_default(environment: Mapping[str, str] = os.environ) -> bool:
+    """Whether :data:`DEFAULT_LIMITS` plays Python bots warm: yes, unless
+    :data:`WARM_SETTING` turns it off."""
+    return environment.get(WARM_SETTING, "").strip().lower() not in COLD_WORDS
+
+
+DEFAULT_LIMITS = SandboxLimits(warm=warm_by_default())

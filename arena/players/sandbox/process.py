@@ -35,10 +35,11 @@ from arena.players.sandbox.isolation import (
     namespace_flags,
 )
 from arena.players.sandbox.limits import GIB, MIB, SandboxLimits
-from arena.players.sandbox.rootfs import RootPlan, bot_etc_files, enter_fresh_root
+from arena.players.sandbox.rootfs import FRESH, RootPlan, bot_etc_files, enter_fresh_root
 from arena.players.sandbox.runtime import CODE_DIR, WORK_DIR, check_named_paths, host_runtime
 from arena.players.sandbox.syscalls import SyscallSeal, bot_seal, clear_keys_of, keys_left
 from arena.players.sandbox.uids import UidLease
+from arena.players.sandbox.warden import WardenLink, WardenPlan, start_warden
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SHARED_MEMORY = "/dev/shm"
@@ -64,19 +65,26 @@ class _ChildPlan:
     thaw: tuple[int, bytes] | None = None
     """The bot's open freezer file and what thaws it: the supervisor thaws a bot it
     kills, which a frozen v1 cgroup would otherwise keep."""
+    warden: WardenPlan | None = None
+    """The warden the supervisor forks for a warm sandboxes (:mod:`.warden`)."""
 
 
 def _enter_child(plan: _ChildPlan) -> None:
     """The preexec function: runs in the forked child, before exec."""
+    # No signal blocked by the arena's thread (Ray's workers block some) reaches the bot.
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if plan.namespaces:
         kernel.unshare(plan.namespaces)
     if plan.hostname is not None:
         kernel.sethostname(plan.hostname)
+    # The new mount namespace, for a warm sandbox's warden (opened while /proc is
+    # still the host's; closed when the bot's program starts).
+    mount_ns = os.open("/proc/self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC) if plan.warden else -1
     if plan.supervise:
         bot = os.fork()  # the bot becomes PID 1 of the new PID namespace
         if bot:
-            _supervise(bot, plan)
+            _supervise(bot, plan, mount_ns)
         os.close(plan.status_fd)
     for join in plan.cgroup_joins:
         os.write(join, b"0")  # 0: the writer itself
@@ -99,9 +107,12 @@ def _enter_child(plan: _ChildPlan) -> None:
         plan.seal.enter()  # last: the set-up above is not filtered
 
 
-def _supervise(bot: int, plan: _ChildPlan) -> None:
-    """The supervisor: report the bot's PID, wait for it, exit as it exited; kill it
-    when the arena dies."""
+def _supervise(bot: int, plan: _ChildPlan, mount_ns: int) -> None:
+    """The supervisor: fork the warden (warm sandboxes), report the bot's PID, wait for
+    it, exit as it exited; kill it when the arena dies."""
+    if plan.warden is not None:
+        start_warden(plan.warden, plan.max_fd, mount_ns)
+        os.close(mount_ns)
     os.write(plan.status_fd, str(bot).encode())
     keep = plan.thaw[0] if plan.thaw else plan.max_fd
     os.closerange(0, keep)  # its pipes too: the bot's end must be the last
@@ -221,6 +232,8 @@ class SandboxedProcess:
                 in_child(functools.partial(clear_keys_of, self.uid, seal.keyctl))
         self.base = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
         self.cgroup: BotCgroup | None = None
+        self.warden: WardenLink | None = None
+        """The link to a warm sandbox's warden (:mod:`.warden`); None without one."""
         self.bot_pid: int | None = None
         self._bot_pidfd: int | None = None
         self._killed = self._closed = False
@@ -320,6 +333,7 @@ class SandboxedProcess:
         if os.geteuid() != 0:
             processes += _own_process_count()  # counted per user: ours count too
         status_read, status_write = os.pipe() if isolation.pids else (-1, -1)
+        warden, warden_ends = self._plan_warden(root)
         plan = _ChildPlan(
             namespaces=namespace_flags(
                 *(
@@ -351,7 +365,9 @@ class SandboxedProcess:
             arena_pid=os.getpid(),
             seal=bot_seal(self.warm) if isolation.syscall_filter else None,
             thaw=self.cgroup.thawing() if self.cgroup else None,
+            warden=warden,
         )
+        self.warden = None if warden is None else WardenLink(*warden_ends)
         try:
             process = subprocess.Popen(
                 [program, *args[1:]],
@@ -367,6 +383,7 @@ class SandboxedProcess:
         except (OSError, subprocess.SubprocessError) as exc:
             if isolation.pids:
                 os.close(status_read)
+            self.warden = None
             if isinstance(exc, OSError):
                 raise SandboxError(f"cannot start {args[0]!r}: {exc.strerror}") from None
             raise SandboxError(f"cannot set up the sandbox for {args[0]!r}: {exc}") from None
@@ -375,6 +392,12 @@ class SandboxedProcess:
                 os.close(fd)
             if isolation.pids:
                 os.close(status_write)
+            if warden is not None:
+                os.close(warden.requests)
+                os.close(warden.answers)
+                if self.warden is None:  # it did not start
+                    for fd in warden_ends:
+                        os.close(fd)
         if isolation.pids:
             with os.fdopen(status_read, "rb") as status:
                 reported = status.read()
@@ -383,6 +406,29 @@ class SandboxedProcess:
                 with contextlib.suppress(OSError):
                     self._bot_pidfd = os.pidfd_open(self.bot_pid)
         return process
+
+    def _plan_warden(self, root: RootPlan | None) -> tuple[WardenPlan | None, tuple[int, int]]:
+        """The warden of a warm sandbox with PID and mount namespaces of its own, and
+        the arena's ends of its pipes; none when it has no such namespaces, or when the
+        runtime lies below a directory it renews (a checkout below ``/tmp``: that is
+        renewed from the host, :func:`arena.players.zygote.renew`)."""
+        if not (self.warm and self.isolation.pids and root is not None):
+            return None, (-1, -1)
+        if any(path.startswith(("/tmp/", "/dev/shm/")) for path in root.runtime.read_only):
+            return None, (-1, -1)
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        plan = WardenPlan(
+            requests=requests_read,
+            answers=answers_write,
+            mounts=(
+                ("/tmp", root.scratch_options),
+                (SHARED_MEMORY, root.scratch_options),
+                (WORK_DIR, root.work_options),
+            ),
+            flags=FRESH,
+        )
+        return plan, (requests_write, answers_read)
 
     def _make_cgroup(self) -> list[int]:
         """Make the bot's cgroup; returns the files its child writes itself into."""
@@ -435,6 +481,8 @@ class SandboxedProcess:
         code = self.kill()
         if not self._closed:
             self._closed = True
+            if self.warden is not None:
+                self.warden.close()
             for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
                 if stream is not None:
                     with contextlib.suppress(OSError):

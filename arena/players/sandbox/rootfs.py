@@ -35,6 +35,7 @@ DEVICE_LINKS = (
     ("stderr", "/proc/self/fd/2"),
 )
 ROOT_OPTIONS = "mode=0755,size=1m"
+PROC_OPTIONS = "hidepid=2"
 READ_ONLY = kernel.MOUNT_ATTR_RDONLY | kernel.MOUNT_ATTR_NOSUID | kernel.MOUNT_ATTR_NODEV
 FRESH = kernel.MS_NOSUID | kernel.MS_NODEV
 
@@ -91,7 +92,9 @@ def enter_fresh_root(plan: RootPlan) -> None:
             file.write(text)
     _make_dev(root, plan.scratch_options)
     os.mkdir(f"{root}/proc")
-    kernel.mount("proc", f"{root}/proc", "proc", FRESH | kernel.MS_NOEXEC, "")
+    # hidepid=2: the bot sees only its own user's processes (not a warm sandbox's
+    # warden, which is root's: arena/players/sandbox/warden.py).
+    kernel.mount("proc", f"{root}/proc", "proc", FRESH | kernel.MS_NOEXEC, PROC_OPTIONS)
     os.makedirs(f"{root}/var", exist_ok=True)
     if not os.path.lexists(f"{root}/var/tmp"):
         os.symlink("/tmp", f"{root}/var/tmp")

@@ -30,6 +30,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
+import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -52,6 +54,11 @@ OWN_PATHS = ("/bot", "/dev", "/proc")
 SCRATCH_PATHS = ("/tmp", "/var/tmp", "/dev/shm")
 """Fresh and empty for each bot: a path there that exists on the host names the host's
 file, which the bot would not find."""
+SHELL_OPERATORS = "();<>|&"
+"""What a shell reads as syntax between words: redirections, pipes, lists, subshells."""
+_AFTER_OPERATOR = re.compile(
+    rf"[{re.escape(SHELL_OPERATORS)}]\s*(/[^\s{re.escape(SHELL_OPERATORS)}'\"]*)"
+)
 
 
 @dataclass(frozen=True)
@@ -106,13 +113,39 @@ def host_runtime() -> Runtime:
     return Runtime(_outermost([*system, *etc, *python, *sdk_directories()]), links)
 
 
+def shell_operator(command: str) -> str | None:
+    """The first shell operator outside quotes in ``command`` (``>``, ``>&``, ``|``,
+    ``&&``, ``;``, ``(`` …), or None. A bot's command is split into words as a shell
+    would, but no shell runs it: such an operator would reach the program as a word.
+    Only a whole word quotes: in ``--x="a|b"`` and ``a\\|b`` the ``|`` counts (write
+    ``"--x=a|b"``). A command that does not split returns None (its split says why).
+    """
+    lexer = shlex.shlex(command, posix=False, punctuation_chars=SHELL_OPERATORS)
+    lexer.whitespace_split = True
+    try:
+        return next((word for word in lexer if word and not word.strip(SHELL_OPERATORS)), None)
+    except ValueError:
+        return None
+
+
+def shell_syntax(operator: str) -> str:
+    """Why a command holding the shell ``operator`` outside quotes is refused."""
+    return (
+        f"{operator!r} is shell syntax, and no shell runs a bot's command (it is split into "
+        "words and started as they are): quote an argument that holds it, or start a shell, "
+        "sh -c '…'"
+    )
+
+
 def named_paths(args: Sequence[str]) -> Iterator[str]:
     """The absolute paths among a command's words: ``/a/b``, the file of the SDK's
-    ``/a/b.py:Class`` and the value of ``--option=/a/b``."""
+    ``/a/b.py:Class``, the value of ``--option=/a/b``, and inside a word (the script of
+    ``sh -c``) a path after a shell operator: ``cat</a/b``, ``x > /a/b``, ``x|/a/b``."""
     for arg in args:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
         if value.startswith("/"):
             yield value.partition(":")[0] if ":" in value else value
+        yield from _AFTER_OPERATOR.findall(arg)
 
 
 def check_named_paths(args: Sequence[str], runtime: Runtime, code_dir: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.play.runner import TimeControl
+from arena.players import zygote
 from arena.players.loader import COMMAND, PYTHON, BotSource, BotSpec, bundle_files, subprocess_bot
 from arena.players.sandbox import SandboxedProcess, SandboxLimits
 from arena.players.subprocess_bot import UNTIMED, SubprocessBot
@@ -102,6 +103,18 @@ def processes_of(uid: int, *, zombies: bool = True) -> list[int]:
             if zombies or state != "Z":
                 found.append(int(entry.name))
     return found
+
+
+def close_after_its_game(bot: SubprocessBot) -> None:
+    """Close ``bot`` after a game. A warm bot keeps its zygote between games: its last
+    game must have left no process but the zygote and its reaper (process 1), which
+    closing it then ends."""
+    process, pid = bot.process, bot.zygote_pid
+    if process is not None and pid is not None:
+        assert zygote.game_processes(process, pid) == set()
+        if process.isolation.user:
+            assert sorted(processes_of(process.uid)) == sorted({process.bot_pid, pid})
+    bot.close()
 
 
 def register_unchecked(db: str | Path, name: str, entry: str, code: str) -> None:

@@ -74,8 +74,13 @@ def _find():
 
 
 def _switches(pid):
-    with open(f"/proc/{pid}/status") as status:
-        return [line.split()[1] for line in status if "ctxt_switches" in line]
+    """Process ``pid``'s context switches; None when this process cannot see it (the
+    sandbox's /proc shows a game none of its zygote's processes)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return [line.split()[1] for line in status if "ctxt_switches" in line]
+    except OSError:
+        return None
 
 
 def _plant():

@@ -24,7 +24,7 @@ from arena.players.subprocess_bot import SubprocessBot
 from bots.base import GameInfo
 from engines.core import Action
 from engines.registry import get_game
-from tests.arena.hostile import make_bot, processes_of, python_source
+from tests.arena.hostile import close_after_its_game, make_bot, processes_of, python_source
 from tests.waiting import wait_until
 
 ISOLATION = detect_isolation()
@@ -97,6 +97,7 @@ class OffTurnMeter:
 
 
 def assert_nothing_left(bot: SubprocessBot) -> None:
+    close_after_its_game(bot)
     sandbox = bot.last_process
     assert sandbox is not None and bot.process is None
     assert processes_of(sandbox.uid) == []
@@ -150,13 +151,17 @@ def cgroup_support(version: int) -> CgroupSupport:
     return CgroupSupport(version, tuple(parents), Enforced())
 
 
-@needs_freezer
-@pytest.mark.parametrize("version", [1, 2])
-def test_a_frozen_bot_uses_no_cpu_until_asked_and_is_killed_leaving_nothing(
-    version: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    isolation = dataclasses.replace(ISOLATION, cgroups=cgroup_support(version))
+@pytest.fixture(params=[1, 2], ids=["cgroup-v1", "cgroup-v2"])
+def one_cgroup_version(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Bots get cgroups of one version, each in turn (skipped where there is none)."""
+    isolation = dataclasses.replace(ISOLATION, cgroups=cgroup_support(request.param))
     monkeypatch.setattr(sandbox_process, "detect_isolation", lambda: isolation)
+    return int(request.param)
+
+
+@needs_freezer
+@pytest.mark.usefixtures("one_cgroup_version")
+def test_a_frozen_bot_uses_no_cpu_until_asked_and_is_killed_leaving_nothing() -> None:
     bot = make_bot(HOSTILE, move_seconds=SLOW_START)
     try:
         started_and_frozen(bot)
@@ -170,6 +175,29 @@ def test_a_frozen_bot_uses_no_cpu_until_asked_and_is_killed_leaving_nothing(
         assert cgroup.frozen()
     finally:
         bot.close()  # killed while frozen
+    assert_nothing_left(bot)
+
+
+@needs_freezer
+@pytest.mark.usefixtures("one_cgroup_version")
+def test_a_bot_never_frozen_for_a_measurement_is_frozen_again_after_it() -> None:
+    """``arena bench protocol`` times moves with freezing off, to show what it costs."""
+    bot = make_bot(python_source("first_legal.py", "FirstLegal"))
+    game = get_game("koenigsgarten")
+    state = game.new_initial_state(seed=1)
+    observation, legal = state.observation(state.current_seat), state.legal_actions()
+    try:
+        started_and_frozen(bot)
+        assert bot.process is not None and bot.process.cgroup is not None
+        cgroup = bot.process.cgroup
+        with cgroup.never_frozen():
+            assert bot.act(observation, legal, None) == legal[0]
+            assert not cgroup.frozen()
+        wait_until_frozen(bot)
+        assert bot.act(observation, legal, None) == legal[0]
+        wait_until_frozen(bot)
+    finally:
+        bot.close()
     assert_nothing_left(bot)
 
 
@@ -234,7 +262,12 @@ def test_a_frozen_bot_whose_supervisor_was_killed_is_swept_whole() -> None:
         parents = sandbox.isolation.cgroups.parents
         name = sandbox.base.name
         sweep(parents, name)
-        assert processes_of(sandbox.uid, zombies=False) == []
+        # Its process 1 has left its cgroup and ends once the kernel has taken the
+        # rest of its PID namespace (a warm sandbox's warden too): a moment, not more.
+        wait_until(
+            lambda: processes_of(sandbox.uid, zombies=False) == [],
+            what="the swept bot's processes to end",
+        )
         assert [parent for parent in parents if (Path(parent) / name).exists()] == []
     finally:
         bot.close()

@@ -39,6 +39,8 @@ from arena.tournament.state import DriverState, LadderHealthState, StoredStateEr
 from tests.arena.test_driver_batches import as_data
 
 QUIET = Console(file=io.StringIO())
+PICKLES_DELETED = 15
+"""The migration that deletes the driver's pickled states."""
 ROUND_ROBIN = {
     "game": "koenigsgarten",
     "bots": ["random", "random:seed=1", "greedy"],
@@ -333,7 +335,7 @@ def test_the_upgrade_deletes_pickled_states_unread_and_the_resume_loses_no_game(
     path = tmp_path / "arena.db"
     old = open_database(str(path), migrate_schema=False)
     with writer(old).begin() as connection:
-        migrate(connection, upto=LATEST - 1)  # before v15, the driver state as data
+        migrate(connection, upto=PICKLES_DELETED - 1)  # before v15, the driver state as data
     old.dispose()
     plain, forged = (interrupted(path, ROUND_ROBIN, monkeypatch, upgrade=False) for _ in "ab")
     monkeypatch.undo()

@@ -23,6 +23,7 @@ from arena.tournament.config import validate_config
 from arena.tournament.driver import TournamentRunner, create_tournament
 from arena.web.accounts import RateLimit, create_account
 from arena.web.app import WebSettings, create_app
+from arena.web.sessions import COOKIE
 from tests.waiting import wait_until
 
 FIRST_LEGAL = """
@@ -51,6 +52,17 @@ def make_account(engine: Engine, name: str) -> str:
     with session_scope(engine) as session:
         _, token = create_account(session, name)
     return token
+
+
+SIGNED_IN = 'id="signed-in"'
+"""On a page only while it is shown to a signed-in session."""
+
+
+def use_cookie(client: TestClient, cookie: str) -> None:
+    """Send the session cookie ``cookie`` from now on, and no other one (as a thief who
+    copied it would)."""
+    client.cookies.clear()
+    client.cookies.set(COOKIE, cookie)
 
 
 @dataclass

@@ -1,5 +1,7 @@
-"""A submitted command may name only the submission's own files, and no message hands
-back more than a short excerpt of what a bot wrote (whatever it managed to read)."""
+"""A submitted command may name only the submission's own files (no shell runs it, so
+shell syntax in it is refused; a path after a shell operator in the script of ``sh -c``
+counts), and no message hands back more than a short excerpt of what a bot wrote
+(whatever it managed to read)."""
 
 from __future__ import annotations
 
@@ -79,6 +81,19 @@ def stored_names(web: Web) -> list[str]:
         ("/usr/bin/python3 {code}/thief.py", "must be an interpreter"),
         ("{code}/../../../../usr/bin/python3 {code}/thief.py", "must be an interpreter"),
         ("python3 {code}/other.py", "is not a file of the archive"),
+        # A shell reads the script of sh -c: a path after its operators is a path.
+        ("sh -c 'cat<SECRET >&2' {code}", "names a path outside the archive"),
+        ("sh -c 'cat {code}/thief.py>SECRET' {code}", "names a path outside the archive"),
+        ("sh -c 'true|SECRET' {code}", "names a path outside the archive"),
+        ("sh -c 'true&SECRET' {code}", "names a path outside the archive"),
+        ("sh -c 'true&&cat<SECRET' {code}", "names a path outside the archive"),
+        # No shell runs the command itself: its operators are refused, named.
+        ("python3 {code}/thief.py <SECRET", "'<' is shell syntax, and no shell runs"),
+        ("python3 {code}/thief.py >SECRET", "'>' is shell syntax"),
+        ("python3 {code}/thief.py 2>&1", "'>&' is shell syntax"),
+        ("python3 {code}/thief.py x | cat", "'|' is shell syntax"),
+        ("python3 {code}/thief.py x & python3 {code}/thief.py y", "'&' is shell syntax"),
+        ("python3 {code}/thief.py x && cat x", "'&&' is shell syntax"),
     ],
 )
 def test_a_command_naming_a_host_path_is_refused_before_it_runs(
