@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.store.db import open_database
+from tests.interrupts import as_from_a_terminal
 from tests.waiting import wait_until
 
 runner = CliRunner()
@@ -36,6 +37,7 @@ def start(db: str, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_from_a_terminal,
         env={**os.environ, "COLUMNS": "200"},
     )
 

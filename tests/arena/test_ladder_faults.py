@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from arena.ladder.service import select_ladder, standings
 from arena.store.db import open_database
+from tests.interrupts import as_from_a_terminal
 from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.xdist_group("subprocess"), pytest.mark.slow]
@@ -42,6 +43,7 @@ def start(db: str, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_from_a_terminal,
         env={**os.environ, "COLUMNS": "200"},
     )
 
