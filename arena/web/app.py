@@ -367,12 +367,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """While the app serves, abandoned browser games end on their own; at shutdown,
-        the bots kept between games (their zygotes) are closed."""
+        this process's games stop and every bot's process ends (the bots kept between
+        games, their zygotes, too)."""
         ctx.humans.start_sweeping()
         try:
             yield
         finally:
-            ctx.humans.stop_sweeping()
             ctx.humans.close()
 
     app = FastAPI(

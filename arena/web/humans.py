@@ -123,8 +123,17 @@ class GameMovedOn(HostError):
     (or stored it). The copy stops; opening the game again rebuilds it from the row."""
 
 
+class ServerStopping(HostError):
+    """This web process stops: its games stop where they are. Their rows stay: a game
+    goes on when its owner opens it again, or ends as abandoned."""
+
+
 ABANDONED = -1
 """The version a copy behind its row is woken with (views count from 0)."""
+STOPPED = -2
+"""The version a copy is woken with when its process stops."""
+STOP_GRACE_SECONDS = 5.0
+"""How much longer than a bot's move a stopping process waits for its games' threads."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +208,10 @@ class HumanGame:
     """Actions played and written to the game's row (the write guard)."""
     first_version: int = 0
     """The first view's version: a rebuilt game starts above any view published before."""
+    stopping: bool = False
+    """Its process stops (:meth:`stop`): the game thread ends at its next step."""
+    done: threading.Event = field(default_factory=threading.Event)
+    """Set when its game thread is through with it (its bots given back or ended)."""
     sync: threading.Lock = field(default_factory=threading.Lock)
     """Held while the row and ``moves`` change together (a write, the final store)."""
     _moves: queue.Queue[tuple[int, str]] = field(default_factory=queue.Queue)
@@ -274,6 +287,8 @@ class HumanGame:
                 raise BotTimeout(f"no move for {self.idle_seconds:g} s: forfeited") from None
             if sent_version == ABANDONED:
                 raise GameMovedOn("another server process plays this game on")
+            if sent_version == STOPPED:
+                raise ServerStopping("the server stops")
             if sent_version == version and text in self._legal:
                 action = self._legal[text]
                 self._legal = {}
@@ -317,6 +332,12 @@ class HumanGame:
     def abandon(self) -> None:
         """Stop this copy where it waits for the person (it is behind the row)."""
         self._moves.put((ABANDONED, ""))
+
+    def stop(self) -> None:
+        """Stop this copy (its process stops): where it waits for the person, or after
+        the action under way."""
+        self.stopping = True
+        self._moves.put((STOPPED, ""))
 
     def check_listeners(self) -> None:
         """Raises TooManyGames when MAX_LISTENERS pages follow the game already."""
@@ -384,18 +405,25 @@ class HumanGames:
         """The opponents between games: a version's zygote serves its next game."""
         self._threads = GameThreads("human-game")
 
-    def close(self) -> None:
-        """Close the bots kept between games, and end the game threads once their
-        games are over."""
-        self.bots.close()
-        self._threads.close()
-
     def start_sweeping(self) -> None:
         """End abandoned games every ``sweep_seconds`` from now (arena.web.abandoned)."""
         self._sweeper.start()
 
-    def stop_sweeping(self) -> None:
+    def close(self) -> None:
+        """Stop, as the server stops: no more sweeps; every game of this process stops
+        where it is (a bot's move under way first, within its clock) and its bots'
+        processes end; then the bots kept between games are closed and the game
+        threads end. The rows stay: a game goes on when its owner opens it again."""
         self._sweeper.stop()
+        with self._lock:
+            games = list(self._games.values())
+        for live in games:
+            live.stop()
+        deadline = time.monotonic() + self.limits.bot_seconds + STOP_GRACE_SECONDS
+        for live in games:
+            live.done.wait(max(0.0, deadline - time.monotonic()))
+        self.bots.close()
+        self._threads.close()
 
     def end_abandoned(self) -> list[int]:
         """End every game unmoved for ``abandoned_seconds`` (nobody plays it any more):
@@ -675,6 +703,8 @@ class HumanGames:
 
             def on_step(after: State, seat: int, action: Action) -> None:
                 nonlocal last_step
+                if live.stopping:  # the action stays unwritten: a rebuild plays it again
+                    raise ServerStopping("the server stops")
                 now = time.monotonic()
                 if clocks is not None:  # as the runner counts it, for the row
                     clocks[seat] += increment - (now - last_step)
@@ -693,6 +723,9 @@ class HumanGames:
         except GameMovedOn:
             live.finish(None, None, "this game went on elsewhere (another server): reload the page")
             self._drop(live)
+        except ServerStopping:
+            live.finish(None, None, "the server stopped: reload the page to play on")
+            self._drop(live)
         except StorageError as exc:
             log.warning("human game %s stopped: %s", live.id, exc)
             live.finish(None, None, f"{exc}: reload the page to play on")
@@ -705,6 +738,7 @@ class HumanGames:
         finally:
             for opponent in opponents:  # no bot's process outlives a game that failed
                 return_opponent(self.bots, opponent, reuse=ended)
+            live.done.set()
 
     def _write_move(self, live: HumanGame, state: State, clocks: list[float] | None) -> None:
         """Write the action just applied to the game's row, if nobody else did first.

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -14,11 +16,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from arena.store.bots import add_bot, python_source
+from arena.store.db import session_scope
 from arena.store.models import GameResult, LiveGame, utcnow
 from arena.web.app import WebSettings, create_app
 from arena.web.humans import HumanGames, HumanLimits
 from arena.web.sessions import COOKIE, BrowserSession, SessionKeys, stored_secret
-from tests.arena.web.conftest import make_account
+from tests.arena.web.conftest import FIRST_LEGAL, make_account
 from tests.arena.web.test_play import play_first_legal, sign_in, start, state
 from tests.waiting import wait_until
 
@@ -213,7 +217,7 @@ def test_the_sweeper_ends_abandoned_games_without_a_request(engine: Engine) -> N
     try:
         wait_until(lambda: live_row(engine, game_id) is None, what="the sweep")
     finally:
-        humans.stop_sweeping()
+        humans.close()
     with Session(engine) as session:
         stored = session.exec(select(GameResult)).one()
     assert stored.status == "error" and stored.offender is None
@@ -234,3 +238,35 @@ def test_an_abandoned_game_opened_again_has_ended(engine: Engine) -> None:
         record = client.get(f"/api/records/{record_id}").json()
     assert record["termination"] != "error" and record["record"]["actions"] == [[0, "resign"]]
     assert live_row(engine, game_id) is None
+
+
+def bot_processes(marker: str) -> list[int]:
+    """PIDs of the processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # it ended meanwhile
+    return found
+
+
+def test_a_stopping_server_ends_its_games_and_their_bots_processes(
+    engine: Engine, tmp_path: Path
+) -> None:
+    name = f"Picker{uuid.uuid4().hex}"  # its processes' command lines name it
+    code = tmp_path / "picker.py"
+    code.write_text(FIRST_LEGAL.replace("class FirstLegal", f"class {name}"))
+    with session_scope(engine) as session:
+        add_bot(session, name="picker", game="koenigsgarten", source=python_source(str(code)))
+    with TestClient(create_app(engine, settings=SETTINGS)) as client:
+        csrf = sign_in(client, make_account(engine, "alice"))
+        game_id = start(client, csrf, "koenigsgarten", seats="2", seat="1", opponent1="picker@1")
+        shown = your_turn(client, game_id)  # the bot moved: its process waits for the next
+        assert bot_processes(name)
+        live = humans_of(client)._games[game_id]
+    wait_until(lambda: not bot_processes(name), what="the bot outlived its server")
+    assert live.latest is not None and "the server stopped" in str(live.latest.error)
+    row = live_row(engine, game_id)
+    assert row is not None and row.moves == len(shown["moves"])  # it goes on when opened

@@ -169,15 +169,15 @@ def test_another_account_gets_404_and_a_forged_move_403(client: TestClient, engi
     # A form posted from elsewhere cannot start a game either.
     forged = client.post("/games/blumengarten/play", data={"seats": "1", "seat": "0"})
     assert forged.status_code == 403
-    with TestClient(client.app) as other:
-        assert other.get(f"/play/{game_id}").status_code == 401  # signed out
-        other_csrf = sign_in(other, make_account(engine, "mallory"))
-        for path in (f"/play/{game_id}", f"/play/{game_id}/state", f"/play/{game_id}/events"):
-            assert other.get(path).status_code == 404, path
-        answer = other.post(
-            f"/play/{game_id}/move", json=move, headers={"X-CSRF-Token": other_csrf}
-        )
-        assert answer.status_code == 404
+    # Another browser on the same server (not a second run of the app: its end would
+    # stop the server's games).
+    other = TestClient(client.app)
+    assert other.get(f"/play/{game_id}").status_code == 401  # signed out
+    other_csrf = sign_in(other, make_account(engine, "mallory"))
+    for path in (f"/play/{game_id}", f"/play/{game_id}/state", f"/play/{game_id}/events"):
+        assert other.get(path).status_code == 404, path
+    answer = other.post(f"/play/{game_id}/move", json=move, headers={"X-CSRF-Token": other_csrf})
+    assert answer.status_code == 404
     # A stale position or an illegal action is refused with the reason.
     stale = client.post(
         f"/play/{game_id}/move",
