@@ -106,7 +106,7 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
         _configure_sqlite(engine)
     if migrate_schema:
         try:
-            _migrate(engine, is_sqlite)
+            migrate_engine(engine, is_sqlite)
         except (OperationalError, DBAPIError) as exc:
             raise StorageError(f"cannot reach database {shown!r}: {_first_line(exc)}") from None
         except RuntimeError as exc:
@@ -114,8 +114,15 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
     return engine
 
 
-def _migrate(engine: Engine, is_sqlite: bool) -> None:
-    """Bring the schema up to date in one transaction.
+def migrate_engine(
+    engine: Engine,
+    is_sqlite: bool,
+    *,
+    upto: int | None = None,
+    then: Callable[[Connection], None] | None = None,
+) -> None:
+    """Bring the schema up to date (or to version ``upto``) in one transaction, and run
+    ``then`` in the same transaction (a restore fills the tables so: all or nothing).
 
     SQLite changes a constraint by rebuilding the table, which its foreign-key
     enforcement forbids; as SQLite's documentation prescribes, enforcement is off
@@ -127,7 +134,12 @@ def _migrate(engine: Engine, is_sqlite: bool) -> None:
             driver.execute("PRAGMA foreign_keys = OFF")  # outside any transaction
         try:
             with connection.begin():
-                migrate(connection)
+                if upto is None:
+                    migrate(connection)
+                else:
+                    migrate(connection, upto=upto)
+                if then is not None:
+                    then(connection)
                 if driver is not None:
                     broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
                     if broken:

@@ -16,17 +16,11 @@ the migrations document applied to it, computed here from the before rows.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -35,91 +29,15 @@ from arena.store import migrations
 from arena.store.bots import reserved_kind
 from arena.store.db import open_database
 from arena.store.migrations import LATEST, current_version
-
-OLD = Path(__file__).parent / "old_databases"
-FIXTURES = {"v1.db": 1, "v13.db": 13}
-Rows = dict[str, list[tuple[Any, ...]]]
-"""Each table's rows (the columns of the old schema, canonical values), sorted."""
-
-
-def canonical(value: Any) -> Any:
-    """One form for a value whatever the driver returned (JSON text or objects, bytes)."""
-    if isinstance(value, bytes | memoryview):
-        return "0x" + bytes(value).hex()
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
-
-
-def read_rows(connection: Connection, columns: dict[str, list[str]]) -> Rows:
-    rows: Rows = {}
-    for table, names in columns.items():
-        quoted = ", ".join(f'"{name}"' for name in names)
-        result = connection.execute(sa.text(f'SELECT {quoted} FROM "{table}"'))
-        rows[table] = sorted((tuple(canonical(value) for value in row) for row in result), key=repr)
-    return rows
-
-
-def schema_of(engine: Engine) -> dict[str, list[str]]:
-    """Every table and its columns, in the database's order."""
-    inspector = sa.inspect(engine)
-    return {
-        table: [column["name"] for column in inspector.get_columns(table)]
-        for table in sorted(inspector.get_table_names())
-    }
-
-
-def fingerprint(rows: Rows) -> dict[str, tuple[int, str]]:
-    """Each table's row count and the SHA-256 of its canonical rows."""
-    return {
-        table: (len(values), hashlib.sha256(repr(values).encode()).hexdigest())
-        for table, values in rows.items()
-    }
-
-
-@contextmanager
-def old_database(name: str, db_url: str) -> Iterator[str]:
-    """The old release's database at ``db_url``: the file itself on SQLite, its schema
-    by the released migrations and its rows copied on PostgreSQL."""
-    if not db_url.startswith("postgresql"):
-        shutil.copyfile(OLD / name, db_url)
-        yield db_url
-        return
-    source = sa.create_engine(f"sqlite:///{OLD / name}")
-    target = sa.create_engine(db_url)
-    try:
-        with target.begin() as connection:
-            migrations.migrate(connection, upto=FIXTURES[name])
-        copy_rows(source, target)
-        yield db_url
-    finally:
-        source.dispose()
-        target.dispose()
-
-
-def copy_rows(source: Engine, target: Engine) -> None:
-    """Every row of ``source`` into the same tables of ``target`` (parents first), and
-    each id sequence moved past the copied ids."""
-    old = sa.MetaData()
-    old.reflect(source)
-    new = sa.MetaData()
-    new.reflect(target)
-    with source.connect() as reader, target.begin() as writer:
-        for table in new.sorted_tables:
-            if table.name == migrations.VERSION_TABLE:
-                continue
-            rows = [dict(row._mapping) for row in reader.execute(old.tables[table.name].select())]
-            if rows:
-                writer.execute(table.insert(), rows)
-            if "id" in table.c and isinstance(table.c.id.type, sa.Integer):
-                writer.execute(
-                    sa.text(
-                        f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', 'id'), "
-                        f'coalesce(max(id), 0) + 1, false) FROM "{table.name}"'
-                    )
-                )
+from tests.arena.database_rows import (
+    FIXTURES,
+    SMALL_TOURNAMENT,
+    Rows,
+    fingerprint,
+    old_database,
+    read_rows,
+    schema_of,
+)
 
 
 def expected_after(before: Rows, columns: dict[str, list[str]], version: int) -> Rows:
@@ -196,24 +114,7 @@ def test_an_upgraded_database_serves_the_commands(name: str, db_url: str) -> Non
         listing = arena("tournament", "list")
         assert "koenigsgarten" in listing
         assert "games" in arena("report", "1")
-        arena(
-            "tournament",
-            "run",
-            "--game",
-            "koenigsgarten",
-            "--type",
-            "round-robin",
-            "-b",
-            "random",
-            "-b",
-            "first-legal",
-            "--games",
-            "2",
-            "--seed",
-            "5",
-            "--executor",
-            "local",
-        )
+        arena(*SMALL_TOURNAMENT, "2")
         engine = open_database(url)
         try:
             with engine.connect() as connection:
