@@ -153,6 +153,9 @@ COMMANDS = {
         "users_app",
         "Accounts of the web API: each has a token for submitting bots and tournaments.",
     ),
+    "db": Subcommand(
+        "db", "app", "The database: back it up and restore it (safe while the service runs)."
+    ),
 }
 """The root's commands in the order of ``arena --help``."""
 

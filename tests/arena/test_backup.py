@@ -159,3 +159,27 @@ def test_restore_refuses_a_backup_newer_than_this_arena(tmp_path: Path) -> None:
         assert sa.inspect(engine).get_table_names() == []
     finally:
         engine.dispose()
+
+
+def test_the_commands_back_up_and_restore(tmp_path: Path) -> None:
+    """`arena db backup` and `arena db restore` say what they did; a second backup to
+    the same file and a restore into the restored database are refused (exit 2)."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    source = upgraded_copy(tmp_path)
+    backup = tmp_path / "nightly.backup"
+    target = tmp_path / "restored.db"
+    done = runner.invoke(app, ["db", "backup", str(backup), "--db", source])
+    assert done.exit_code == 0, done.output
+    games = len(rows_of(source)["game"])
+    assert f"schema version {LATEST}" in done.output and f"({games} games)" in done.output
+    again = runner.invoke(app, ["db", "backup", str(backup), "--db", source])
+    assert again.exit_code == 2 and "pass --force" in again.output
+    restored = runner.invoke(app, ["db", "restore", str(backup), "--db", str(target)])
+    assert restored.exit_code == 0, restored.output
+    assert fingerprint(rows_of(str(target))) == fingerprint(rows_of(source))
+    twice = runner.invoke(app, ["db", "restore", str(backup), "--db", str(target)])
+    assert twice.exit_code == 2 and "is not empty" in twice.output
