@@ -1,20 +1,25 @@
-"""Suspending bots that crash too often during a tournament.
+"""Suspending bots that crash too often during a tournament or on a ladder.
 
 A bot whose share of games lost to its own faults (crashes, timeouts, malformed
 output, protocol violations) exceeds the tournament's ``max_crash_rate`` after at
 least :data:`MIN_GAMES` games is suspended: its remaining games are forfeited as
 ``suspended`` without being played, so the tournament still stores every scheduled
 game. Illegal moves are forfeits but not crashes.
+
+Only games that count (``arena.store.tally.standing`` says *rated*) are counted, for
+every bot at the table: a host fault (the host's error, a built-in bot out of time on
+a host too busy for the time control) is nobody's fault, so it neither suspends the
+bot that ran out of time nor enters the other bots' totals, and an unplayed game
+(a ``suspended`` forfeit) was never played.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from arena.play.results import GameStatus
-from arena.store.tally import SeatFaults
+from arena.store.tally import CountedGame, Standing, standing
 from engines.outcome import ForfeitReason
 
 CRASH_REASONS = frozenset(
@@ -31,20 +36,22 @@ MIN_GAMES = 10
 @dataclass
 class BotHealth:
     max_crash_rate: float
+    builtin: Collection[int]
+    """The ids of the built-in bots: their timeouts are host faults."""
     games: Counter[int] = field(default_factory=Counter)
     crashes: Counter[int] = field(default_factory=Counter)
     suspended: dict[int, str] = field(default_factory=dict)
 
-    def observe(self, games: Iterable[SeatFaults]) -> list[tuple[int, str]]:
+    def observe(self, games: Iterable[CountedGame]) -> list[tuple[int, str]]:
         """Count the games; returns the bots suspended because of them, with why."""
         return self.observe_kinds((game, 1) for game in games)
 
-    def observe_kinds(self, kinds: Iterable[tuple[SeatFaults, int]]) -> list[tuple[int, str]]:
+    def observe_kinds(self, kinds: Iterable[tuple[CountedGame, int]]) -> list[tuple[int, str]]:
         """:meth:`observe` for games alike in what it counts: each kind of game with how
         many games of it there were, in the order of their first game."""
         touched: set[int] = set()
         for game, times in kinds:
-            if game.reason == ForfeitReason.SUSPENDED or game.status == GameStatus.ERROR:
+            if standing(game, self.builtin) is not Standing.RATED:
                 continue
             for seat, bot in enumerate(game.seats):
                 self.games[bot] += times

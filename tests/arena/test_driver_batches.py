@@ -126,7 +126,7 @@ def test_the_driver_counts_chunks_received_from_workers_as_game_by_game(seats: i
     games = played(seats, 30, seed=seats)
     one = Standings(LABELS, {4})
     one_stats = LiveStatistics(LABELS, seats=seats, interval=7)
-    one_health = BotHealth(0.2)
+    one_health = BotHealth(0.2, {4})
     for game in games:
         one_stats.add(game, one.add(game), tournament=7)
     rng = random.Random(seats)
@@ -135,7 +135,7 @@ def test_the_driver_counts_chunks_received_from_workers_as_game_by_game(seats: i
         7,
         Standings(LABELS, {4}),
         LiveStatistics(LABELS, seats=seats, interval=7),
-        BotHealth(0.2),
+        BotHealth(0.2, {4}),
     )
     for part in chunks(games, rng):
         one_health.observe(part)

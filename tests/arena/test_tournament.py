@@ -328,3 +328,33 @@ def test_a_bot_over_the_crash_rate_is_suspended_and_every_game_is_still_stored(
         replay(parsed)
         assert parsed.actions == [] and parsed.players[parsed.outcome["offender"]] == "crash@1"
         assert "crash@1 is suspended" in parsed.outcome["details"]["message"]
+
+
+def test_a_built_in_bot_out_of_time_is_never_suspended(db: str) -> None:
+    """A built-in bot's timeouts are host faults (issue: mcts was suspended after 10
+    of 10, its other games left unplayed): it plays every game, none is a forfeit
+    for suspension, and the games count for nobody."""
+    code, out, err = arena(
+        db,
+        "tournament",
+        "run",
+        "--game",
+        "koenigsgarten",
+        "-b",
+        "random",
+        "-b",
+        "mcts:iterations=3000",
+        "--games",
+        "12",
+        "--seed",
+        "31",
+        "--time-per-move",
+        "0.001",
+        "--executor",
+        "local",
+    )
+    assert code == 0, err
+    assert "suspended" not in out and "12 of 12 games stored" in out
+    reasons = dict(rows(db, "SELECT reason, count(*) FROM game GROUP BY reason"))
+    assert "suspended" not in reasons and reasons.get("timeout", 0) >= 10
+    assert rows(db, "SELECT suspended FROM participant") == [(0,), (0,)]
