@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from arena.errors import NotFoundError
+from arena.players.loader import HUMAN
 from arena.store.games import _insert_ignoring_duplicates as insert_ignoring_duplicates
 from arena.store.models import (
     BotVersion,
@@ -87,7 +88,10 @@ def lock_ladder(session: Session, ladder_id: int) -> Ladder:
 def join_ladders(session: Session, bot: BotVersion) -> list[RegressionTest]:
     """A bot version just registered joins every started ladder of its game, and a
     test against the version before it starts on each ladder where that version plays
-    (not retired, not suspended). Returns the tests started."""
+    (not retired, not suspended). Returns the tests started. A person's version (a
+    browser player) joins no ladder: only bots play ladders."""
+    if bot.kind == HUMAN:
+        return []
     started = []
     for ladder in running_ladders(session, bot.game):
         assert ladder.id is not None
@@ -145,12 +149,14 @@ def start_regression_test(
 
 
 def sync_participants(session: Session, ladder: Ladder) -> None:
-    """Every active (not retired) version of the ladder's game is a participant."""
+    """Every active (not retired) bot version of the ladder's game is a participant;
+    people's versions (browser players) never are."""
     present = select(Participant.bot_id).where(Participant.tournament_id == ladder.tournament_id)
     missing = session.exec(
         select(BotVersion.id).where(
             BotVersion.game == ladder.game,
             col(BotVersion.retired).is_(False),
+            BotVersion.kind != HUMAN,
             col(BotVersion.id).not_in(present),
         )
     ).all()
@@ -163,11 +169,13 @@ def sync_participants(session: Session, ladder: Ladder) -> None:
 
 
 def ladder_members(session: Session, ladder: Ladder) -> list[tuple[Participant, BotVersion]]:
-    """Every bot that ever joined the ladder (retired and suspended ones too)."""
+    """Every bot that ever joined the ladder (retired and suspended ones too). A person
+    a database of an older release let join (a browser player) is left out: it is
+    never matched, and the ladder's pages do not show it."""
     query = (
         select(Participant, BotVersion)
         .join(BotVersion, col(BotVersion.id) == col(Participant.bot_id))
-        .where(Participant.tournament_id == ladder.tournament_id)
+        .where(Participant.tournament_id == ladder.tournament_id, BotVersion.kind != HUMAN)
         .order_by(col(BotVersion.name), col(BotVersion.version))
     )
     return [(p, b) for p, b in session.exec(query).all()]

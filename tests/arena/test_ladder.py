@@ -479,3 +479,48 @@ def test_an_owner_over_its_budget_gets_no_more_games(engine: Engine) -> None:
         for _ in range(3):
             assert player.play_batch(ladder_id) is not None  # the operator's bots play on
     assert played_by_mine() == reached
+
+
+def a_person(session: Session, name: str) -> int:
+    """A browser player's version, as arena/web/humans.py makes it."""
+    from arena.players.loader import HUMAN
+    from arena.store.models import BotVersion
+
+    bot = BotVersion(
+        name=name, version=1, game=GAME, kind=HUMAN, entry="browser", params={}, code_hash=name
+    )
+    session.add(bot)
+    session.flush()
+    assert bot.id is not None
+    return bot.id
+
+
+def test_people_never_play_a_ladder(engine: Engine) -> None:
+    """A browser player is no ladder member, however it got there: one made while the
+    ladder runs is never synced in, and one an older release let join is never
+    matched nor shown; no game seats a person, none is forfeited for it."""
+    ladder_id = started(engine, "random", "greedy")
+    with session_scope(engine) as session:
+        alice = a_person(session, "alice")
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        bob = a_person(session, "bob")  # as an older release let it join
+        session.add(
+            Participant(tournament_id=ladder.tournament_id, bot_id=bob, role="player", position=9)
+        )
+    with LadderPlayer(engine, executor="local", tables=4, seed=2) as player:
+        for _ in range(3):
+            player.play_batch(ladder_id)
+    seated = {bot for _, seats in games_of(engine, ladder_id) for bot in seats}
+    assert seated and not seated & {alice, bob}
+    with Session(engine) as session:
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        members = session.exec(
+            select(Participant.bot_id).where(Participant.tournament_id == ladder.tournament_id)
+        ).all()
+        labels = {line.label for line in standings(session, ladder)}
+        reasons = session.connection().execute(sa.text("SELECT DISTINCT reason FROM game")).all()
+    assert alice not in members
+    assert labels == {"random@1", "greedy@1"}
+    assert all(reason is None for (reason,) in reasons)
