@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -331,7 +331,7 @@ class LadderPlayer:
             }
             rated = [g for g in played if standing(g, builtin) is Standing.RATED]
             self._rate(session, locked, rated)
-            self._observe_health(session, locked, played)
+            self._observe_health(session, locked, played, builtin)
             self._score_tests(session, ladder.tournament_id, tables, rated)
 
     def _rate(self, session: Session, ladder: Ladder, rated: Sequence[PlayedGame]) -> None:
@@ -370,11 +370,16 @@ class LadderPlayer:
         add_ratings(session, ladder.id, moved, utcnow())
 
     def _observe_health(
-        self, session: Session, ladder: Ladder, played: Sequence[PlayedGame]
+        self,
+        session: Session,
+        ladder: Ladder,
+        played: Sequence[PlayedGame],
+        builtin: Collection[int],
     ) -> None:
         """Count the games into the bots' health (kept as the ladder tournament's driver
-        state) and suspend from the ladder a bot that crashes too often."""
-        health = BotHealth(MAX_CRASH_RATE)
+        state) and suspend from the ladder a bot that crashes too often; ``builtin``
+        holds the built-in bots among them, whose timeouts are host faults."""
+        health = BotHealth(MAX_CRASH_RATE, builtin)
         saved = read_driver_state(session, ladder.tournament_id)
         if saved is not None:
             try:

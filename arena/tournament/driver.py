@@ -404,7 +404,7 @@ class TournamentRunner:
             bots = {p.bot_id: session.get(BotVersion, p.bot_id) for p in self.participants}
             self.bots = {bot_id: bot for bot_id, bot in bots.items() if bot is not None}
             self.names = bot_names(session, set(self.bots))
-        self.health = BotHealth(self.config.max_crash_rate)
+        self.health = BotHealth(self.config.max_crash_rate, self.names.builtin)
         for participant in self.participants:
             if participant.suspended:
                 self.health.suspended[participant.bot_id] = participant.suspended_reason or ""

@@ -5,16 +5,20 @@ output, protocol violations) exceeds the tournament's ``max_crash_rate`` after a
 least :data:`MIN_GAMES` games is suspended: its remaining games are forfeited as
 ``suspended`` without being played, so the tournament still stores every scheduled
 game. Illegal moves are forfeits but not crashes.
+
+Only rated games count (:func:`arena.store.tally.standing`): a host fault (a game
+that raised on the host, or a built-in bot's timeout) is nobody's fault, so it counts
+neither towards the crash rate of the bot that timed out nor in the games of the
+others at its table, as unplayed games do not.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from arena.play.results import GameStatus
-from arena.store.tally import SeatFaults
+from arena.store.tally import SeatFaults, Standing, standing
 from engines.outcome import ForfeitReason
 
 CRASH_REASONS = frozenset(
@@ -30,7 +34,11 @@ MIN_GAMES = 10
 
 @dataclass
 class BotHealth:
+    """The crash counts of a tournament's bots; ``builtin`` holds the ids of its
+    built-in bots (whose timeouts are host faults)."""
+
     max_crash_rate: float
+    builtin: Collection[int] = frozenset()
     games: Counter[int] = field(default_factory=Counter)
     crashes: Counter[int] = field(default_factory=Counter)
     suspended: dict[int, str] = field(default_factory=dict)
@@ -44,7 +52,7 @@ class BotHealth:
         many games of it there were, in the order of their first game."""
         touched: set[int] = set()
         for game, times in kinds:
-            if game.reason == ForfeitReason.SUSPENDED or game.status == GameStatus.ERROR:
+            if standing(game, self.builtin) is not Standing.RATED:
                 continue
             for seat, bot in enumerate(game.seats):
                 self.games[bot] += times
