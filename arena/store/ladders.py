@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from arena.errors import NotFoundError
+from arena.players.loader import HUMAN
 from arena.store.games import _insert_ignoring_duplicates as insert_ignoring_duplicates
 from arena.store.models import (
     BotVersion,
@@ -145,12 +146,14 @@ def start_regression_test(
 
 
 def sync_participants(session: Session, ladder: Ladder) -> None:
-    """Every active (not retired) version of the ladder's game is a participant."""
+    """Every active (not retired) bot version of the ladder's game is a participant.
+    Only bots play ladders: a browser player (kind ``human``) never joins one."""
     present = select(Participant.bot_id).where(Participant.tournament_id == ladder.tournament_id)
     missing = session.exec(
         select(BotVersion.id).where(
             BotVersion.game == ladder.game,
             col(BotVersion.retired).is_(False),
+            BotVersion.kind != HUMAN,
             col(BotVersion.id).not_in(present),
         )
     ).all()
@@ -163,11 +166,13 @@ def sync_participants(session: Session, ladder: Ladder) -> None:
 
 
 def ladder_members(session: Session, ladder: Ladder) -> list[tuple[Participant, BotVersion]]:
-    """Every bot that ever joined the ladder (retired and suspended ones too)."""
+    """Every bot that ever joined the ladder (retired and suspended ones too). A
+    browser player stored in a ladder (before they were kept out) is none: never
+    scheduled, never shown."""
     query = (
         select(Participant, BotVersion)
         .join(BotVersion, col(BotVersion.id) == col(Participant.bot_id))
-        .where(Participant.tournament_id == ladder.tournament_id)
+        .where(Participant.tournament_id == ladder.tournament_id, BotVersion.kind != HUMAN)
         .order_by(col(BotVersion.name), col(BotVersion.version))
     )
     return [(p, b) for p, b in session.exec(query).all()]

@@ -27,11 +27,12 @@ from arena.ladder.service import (
     stop_ladder,
 )
 from arena.ladder.worker import LadderPlayer
-from arena.players.loader import BotSource
+from arena.players.loader import HUMAN, BotSource
 from arena.store.bots import add_bot, builtin_source, remove_bot, resolve_bot
 from arena.store.db import open_database, session_scope
 from arena.store.ladders import allocate_indices, regression_tests
 from arena.store.models import (
+    BotVersion,
     Ladder,
     LadderRating,
     Participant,
@@ -479,3 +480,47 @@ def test_an_owner_over_its_budget_gets_no_more_games(engine: Engine) -> None:
         for _ in range(3):
             assert player.play_batch(ladder_id) is not None  # the operator's bots play on
     assert played_by_mine() == reached
+
+
+def human(session: Session, name: str) -> int:
+    """A browser player's row, as arena/web/humans.py registers one."""
+    source = BotSource(HUMAN, "browser", {}, None)
+    bot = BotVersion(
+        name=name,
+        version=1,
+        game=GAME,
+        kind=HUMAN,
+        entry=source.entry,
+        params={},
+        code=None,
+        code_hash=source.code_hash,
+    )
+    session.add(bot)
+    session.flush()
+    assert bot.id is not None
+    return bot.id
+
+
+def test_browser_players_never_join_or_play_a_ladder(engine: Engine) -> None:
+    ladder_id = started(engine, "random", "greedy")
+    with session_scope(engine) as session:
+        alice = human(session, "alice")
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        # bob joined a stored ladder before people were kept out: he is skipped.
+        bob = human(session, "bob")
+        session.add(Participant(tournament_id=ladder.tournament_id, bot_id=bob, position=9))
+    with LadderPlayer(engine, executor="local", tables=6, seed=3) as player:
+        summary = player.play_batch(ladder_id)
+    assert summary is not None
+    seated = {bot for _, seats in games_of(engine, ladder_id) for bot in seats}
+    assert alice not in seated and bob not in seated and len(seated) == 2
+    with Session(engine) as session:
+        members = session.exec(select(Participant)).all()
+        reasons = session.connection().execute(sa.text("SELECT reason FROM game")).all()
+        ladder = session.get(Ladder, ladder_id)
+        assert ladder is not None
+        shown = {line.label for line in standings(session, ladder)}
+    assert shown == {"random@1", "greedy@1"}
+    assert alice not in {m.bot_id for m in members}
+    assert not any(m.suspended for m in members) and {r for (r,) in reasons} == {None}
