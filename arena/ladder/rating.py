@@ -115,6 +115,9 @@ class IncrementalElo:
         """Per bot number: the rotations whose lowest-numbered bot it is. A rotation's
         bots stay in one connected group, so the rated group's rotations are the sum
         over its bots (the small-sample factor of the interval counts those)."""
+        self._rotation_names = np.zeros(0, dtype=np.int64)
+        """Sorted: the hashes of the rotation names added through this object (not
+        saved by :meth:`to_bytes`), to refuse a rotation split across two calls."""
         self.clusters = 0
         """Rotations added (a game added alone is a rotation of its own)."""
         self.games = 0
@@ -137,17 +140,26 @@ class IncrementalElo:
 
         ``rotations`` names each game's rotation (one deal played in every seat
         order): games of one rotation are correlated, and the interval counts them as
-        one cluster. A rotation's games must come in one call. Without ``rotations``
-        every game is a rotation of its own.
+        one cluster. A rotation's games must come in one call: a name this object was
+        given in an earlier call is refused (the names are not part of the saved
+        state, so a state loaded by :meth:`from_bytes` checks only the names given to
+        it since). Without ``rotations`` every game is a rotation of its own.
 
-        Raises LadderError for a bot playing itself, a score other than 0, ½ or 1, or
-        ``rotations`` of another length than ``games``; then nothing is added.
+        Raises LadderError for a bot playing itself, a score other than 0, ½ or 1,
+        ``rotations`` of another length than ``games``, or a rotation name given in an
+        earlier call; then nothing is added.
         """
         triples = list(games)
         if rotations is not None and len(rotations) != len(triples):
             raise LadderError(
                 f"{len(rotations)} rotation names for {len(triples)} games; need one per game"
             )
+        named = self._new_rotation_names(rotations or ())
+        self._add(triples, rotations)
+        self._rotation_names = np.union1d(self._rotation_names, named)
+
+    def _add(self, triples: list[GameTriple], rotations: Sequence[Hashable] | None) -> None:
+        """:meth:`add_games` once its names are checked."""
         first, second, score = self._arrays(triples)
         if score.size == 0:
             return
@@ -181,6 +193,21 @@ class IncrementalElo:
             self._merge_cross(keys, sums)
         self.clusters += int(opens.size)
 
+    def _new_rotation_names(self, rotations: Sequence[Hashable]) -> IntArray:
+        """The sorted distinct hashes of ``rotations``.
+
+        Raises LadderError when one of them was added in an earlier call."""
+        distinct = list(dict.fromkeys(rotations))
+        hashes = np.array([hash(name) for name in distinct], dtype=np.int64)
+        seen = np.isin(hashes, self._rotation_names)
+        if seen.any():
+            name = distinct[int(np.flatnonzero(seen)[0])]
+            raise LadderError(
+                f"rotation {name!r} was added in an earlier call: a rotation's games "
+                "must come in one call (its games are correlated and form one cluster)"
+            )
+        return np.unique(hashes)
+
     def _merge_cross(self, keys: IntArray, sums: FloatArray) -> None:
         """Add the cross sums of sorted, distinct ``keys`` into the kept ones."""
         position = np.searchsorted(self._cross_keys, keys)
@@ -199,7 +226,8 @@ class IncrementalElo:
         Raises LadderError as :meth:`add_games` does.
         """
         triples = list(games)
-        self.add_games(triples, [0] * len(triples))
+        if len(triples) > 0:
+            self._add(triples, [0] * len(triples))
 
     def _arrays(self, triples: list[GameTriple]) -> tuple[IntArray, IntArray, FloatArray]:
         """Bot numbers and scores of ``triples``, adding new bots; checks first."""

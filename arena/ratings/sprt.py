@@ -1,11 +1,15 @@
-"""The generalised sequential probability ratio test on normalised Elo, as fishtest
-and fastchess run it.
+"""The generalised sequential probability ratio test on normalised Elo, with the LLR
+fishtest and fastchess compute and the stopping rule fastchess uses.
 
 H0: the normalised Elo is ``elo0``; H1: it is ``elo1``. The log-likelihood ratio
 compares the most likely result distribution with each normalised Elo, given the
 observed frequencies (trinomial per game, or pentanomial per pair of games); the test
 accepts H1 when it reaches ``log((1 − β) / α)``, H0 when it falls to
-``log(β / (1 − α))``, and continues in between (Wald's bounds). The constrained
+``log(β / (1 − α))``, and continues in between: Wald's bounds compared with the raw
+LLR after every game or pair, as fastchess stops. Fishtest stops by another rule: it
+moves each bound towards zero by the expected overshoot of the LLR's last step
+(Siegmund's correction), so on the same data it may stop earlier (by about one pair in
+half of the sequences tried); that rule is not offered here. The constrained
 maximum-likelihood distributions follow Van den Bergh, "Comments on normalized Elo",
 section 4.1. See ``docs/ratings.md``.
 

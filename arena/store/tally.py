@@ -105,7 +105,7 @@ class StoredGame:
     status: str
 
 
-def standing(game: CountedGame, builtin: Collection[int]) -> Standing:
+def standing(game: SeatFaults, builtin: Collection[int]) -> Standing:
     """How ``game`` counts; ``builtin`` holds the ids of the built-in bots."""
     if game.status == GameStatus.ERROR:
         return Standing.HOST_FAULT

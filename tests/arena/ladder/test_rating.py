@@ -320,3 +320,13 @@ def test_bad_games_raise_and_add_nothing() -> None:
     assert (elo.games, elo.bots) == (1, (1, 2))
     with pytest.raises(LadderError, match=r"confidence 1\.5"):
         IncrementalElo(confidence=1.5)
+
+
+def test_a_rotation_split_across_two_calls_is_refused_and_nothing_added() -> None:
+    elo = IncrementalElo()
+    elo.add_games([(1, 2, 1.0), (1, 3, 0.5)], ["deal 7", "deal 8"])
+    with pytest.raises(LadderError, match="rotation 'deal 7' was added in an earlier call"):
+        elo.add_games([(3, 1, 0.0), (2, 1, 0.0)], ["deal 9", "deal 7"])
+    assert (elo.games, elo.clusters, elo.bots) == (2, 2, (1, 2, 3))
+    elo.add_games([(3, 1, 0.0)], ["deal 9"])  # the refused call added nothing
+    assert (elo.games, elo.clusters) == (3, 3)

@@ -148,3 +148,26 @@ def test_decomposed_games_keep_95_percent_coverage() -> None:
             inside.extend((ratings.lower[order] <= truth) & (truth <= ratings.upper[order]))
     assert 0.92 <= np.mean(grouped) <= 0.98
     assert np.mean(independent) < np.mean(grouped) - 0.03
+
+
+def test_openskill_equals_the_library_called_directly_pinned() -> None:
+    # Pinned from openskill 6.2.0 called directly (not through arena): PlackettLuce(),
+    # one team of one per seat, model.rate(teams, ranks=places) game by game, in this
+    # order; mu and sigma printed with repr().
+    results = [
+        GameResult(("a", "b", "c"), (1, 2, 3)),
+        GameResult(("c", "a"), (1, 2)),
+        GameResult(("b", "c", "a"), (1, 1, 3)),
+        GameResult(("a", "b"), (2, 1)),
+        GameResult(("a", "b", "c"), (2, 3, 1)),
+    ]
+    reference = {
+        "a": (22.555223345868193, 7.394395301310578),
+        "b": (24.501988862698433, 7.438718658826906),
+        "c": (27.863397842272093, 7.60151837258684),
+    }
+    view = openskill_ratings(results)
+    for name, (mu, sigma) in reference.items():
+        assert view.ratings[name].mu == pytest.approx(mu, abs=1e-9)
+        assert view.ratings[name].sigma == pytest.approx(sigma, abs=1e-9)
+    assert list(view.ratings) == ["c", "b", "a"]
