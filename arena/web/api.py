@@ -47,6 +47,8 @@ from arena.web.app import (
     FieldError,
     Offset,
     RowId,
+    SeatsQuery,
+    TimeClassQuery,
     WebContext,
     context,
     plain_url,
@@ -133,18 +135,6 @@ def list_games(ctx: Context) -> list[schemas.GameKind]:
 @router.get("/games/{game}", tags=["games"], response_model=schemas.GameKind, responses=ERRORS)
 def show_game(ctx: Context, game: str) -> schemas.GameKind:
     return queries.game_kind(ctx.engine, game)
-
-
-SeatsQuery = Annotated[int | None, Query(ge=1, le=16, description="rank games of this seat count")]
-TimeClassQuery = Annotated[
-    str | None,
-    Query(
-        alias="time",
-        max_length=16,
-        description="rank tournaments of this time-control class (bullet, blitz, rapid, "
-        "classical, unlimited; default: the one with the most games)",
-    ),
-]
 
 
 def _report_response(cached: Cached) -> Response:

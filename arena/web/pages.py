@@ -8,6 +8,7 @@ through replays and sends the submission forms with the token.
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -17,7 +18,15 @@ from arena.report.build import Report, ReportError
 from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
 from arena.web import play, queries, reports
-from arena.web.app import Offset, RowId, WebContext, context, plain_url
+from arena.web.app import (
+    Offset,
+    RowId,
+    SeatsQuery,
+    TimeClassQuery,
+    WebContext,
+    context,
+    plain_url,
+)
 from arena.web.ladders import bot_ladders, game_ladders, version_test_games
 from engines.registry import get_game
 
@@ -50,13 +59,19 @@ def game_page(
     ctx: Context,
     request: Request,
     game: str,
-    seats: Annotated[int | None, Query(ge=1, le=16)] = None,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
 ) -> Response:
+    """The game's leaderboard (of ``seats`` and the time class ``time`` when given, as
+    ``/api/leaderboards/GAME`` takes them), its ladders and the forms to play."""
     kind = queries.game_kind(ctx.engine, game)
     ladders = game_ladders(ctx.engine, kind.name)
     form = play.start_form(ctx, kind.name)
+    query = urlencode(
+        {key: value for key, value in (("seats", seats), ("time", time_class)) if value}
+    )
     try:
-        cached = reports.leaderboard(ctx, kind.name, seats)
+        cached = reports.leaderboard(ctx, kind.name, seats, time_class)
     except ReportError as exc:
         return _page(
             ctx,
@@ -64,6 +79,7 @@ def game_page(
             "game.html",
             game=kind,
             seats=seats,
+            query=query,
             empty=str(exc),
             ladders=ladders,
             **form,
@@ -74,6 +90,7 @@ def game_page(
         "game.html",
         game=kind,
         seats=seats,
+        query=query,
         empty=None,
         ladders=ladders,
         **form,
