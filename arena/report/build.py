@@ -277,6 +277,8 @@ def build_report(
     report.rated = ratings
     if ratings:
         _rate(report, rated, names, anchor, interval, order)
+    elif rated and not report.solitaire:  # the counts: head to head, without a fit
+        report.crosstable = _crosstable(_pairwise(rated, names))
     report.lines.sort(key=_line_order)
     _mark_noise(report)
     return report

@@ -280,26 +280,33 @@ def los_table(report: Report) -> PlainTable:
     return PlainTable("likelihood of superiority (%, row stronger than column)", columns, rows)
 
 
+PENTANOMIAL_COLUMNS = ("LL", "LD", "WL+DD", "WD", "WW")
+"""The pentanomial categories, as fishtest and fastchess list them, a column each."""
+
+
 def pairs_table(report: Report) -> PlainTable:
-    """Per pairing, from the first bot's side; narrow text names the bots by rank."""
-    rank = {label: number for number, label in enumerate(report.labels, start=1)}
+    """Per pairing, from the first bot's side, the bots named (not ranked): the
+    trinomial, the pentanomial in a column per category and the normalised Elo (in
+    narrow text without spaces)."""
     rows, compact = [], []
     for pair in report.pairs:
         tri = pair.statistics.trinomial
         penta = pair.statistics.pentanomial
-        figures = [
-            f"{tri.wins}-{tri.draws}-{tri.losses}",
-            " ".join(str(c) for c in penta.counts()) if penta.pairs else "—",
-            "— (all results equal)"
-            if pair.normalized_elo is None
-            else f"{pair.normalized_elo:+.1f} ± {pair.normalized_error or math.nan:.1f}",
-        ]
-        rows.append([f"{pair.first} vs {pair.second}", *figures])
-        compact.append([f"{rank.get(pair.first, '?')} vs {rank.get(pair.second, '?')}", *figures])
+        counts = (
+            [str(c) for c in penta.counts()] if penta.pairs else ["—"] * len(PENTANOMIAL_COLUMNS)
+        )
+        head = [f"{pair.first} vs {pair.second}", f"{tri.wins}-{tri.draws}-{tri.losses}", *counts]
+        if pair.normalized_elo is None:
+            rows.append([*head, "— (all results equal)"])
+            compact.append([*head, "—"])
+        else:
+            error = pair.normalized_error or math.nan
+            rows.append([*head, f"{pair.normalized_elo:+.1f} ± {error:.1f}"])
+            compact.append([*head, f"{pair.normalized_elo:+.0f}±{error:.0f}"])
     columns = [
         Column("pairing", "left"),
-        Column("W-D-L"),
-        Column("pentanomial LL LD WL+DD WD WW", short="LL LD WL+DD WD WW"),
+        Column("W-D-L", importance=USEFUL),
+        *(Column(name) for name in PENTANOMIAL_COLUMNS),
         Column("normalised Elo", short="nElo"),
     ]
     return PlainTable("paired games (first's view)", columns, rows, compact)
