@@ -376,14 +376,15 @@ def summary_lines(report: Report) -> list[str]:
     if report.scope is not None:
         scope = report.scope
         lines.append(
-            f"{scope.seats}-seat games in the {scope.time_class} time class, from "
-            f"{len(scope.tournaments)} tournament{'s' if len(scope.tournaments) != 1 else ''}"
+            f"{scope.seats}-seat games in the {scope.time_class} time class under the "
+            f"{scope.variant} rules, from {len(scope.tournaments)} "
+            f"tournament{'s' if len(scope.tournaments) != 1 else ''}"
         )
         if scope.others:
             others = "; ".join(
-                f"{seats} seats, {time_class}: {count} rated games "
-                f"(--seats {seats} --time-class {time_class})"
-                for (seats, time_class), count in scope.others.items()
+                f"{seats} seats, {time_class}, {rules} rules: {count} rated games "
+                f"(--seats {seats} --time-class {time_class} --variant {rules})"
+                for (seats, time_class, rules), count in scope.others.items()
             )
             lines.append(f"other leaderboards of {report.game}: {others}")
     if report.sprt is not None:
@@ -761,10 +762,16 @@ def to_data(report: Report) -> dict[str, Any]:
         else {
             "seats": scope.seats,
             "time_class": str(scope.time_class),
+            "variant": scope.variant,
             "tournaments": scope.tournaments,
             "others": [
-                {"seats": seats, "time_class": str(time_class), "games": count}
-                for (seats, time_class), count in scope.others.items()
+                {
+                    "seats": seats,
+                    "time_class": str(time_class),
+                    "variant": rules,
+                    "games": count,
+                }
+                for (seats, time_class, rules), count in scope.others.items()
             ],
         },
         "games": report.games,

@@ -49,6 +49,7 @@ from arena.web.app import (
     RowId,
     SeatsQuery,
     TimeClassQuery,
+    VariantQuery,
     WebContext,
     context,
     plain_url,
@@ -171,13 +172,17 @@ def _png_response(request: Request, cached: Cached) -> Response:
     response_class=Response,
 )
 def leaderboard(
-    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+    ctx: Context,
+    game: str,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """Every bot version's standing across all tournaments of the game
     (``arena leaderboard GAME --format json``): Elo with its 95% interval, games,
     results, forfeits by reason. Cached until games of it are stored;
     ``X-Report-Current: false`` marks a stale copy served while a slow refit runs."""
-    return _report_response(reports.leaderboard(ctx, game, seats, time_class))
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class, variant))
 
 
 @router.get(
@@ -187,11 +192,15 @@ def leaderboard(
     response_class=Response,
 )
 def humans_leaderboard(
-    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+    ctx: Context,
+    game: str,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """The humans' leaderboard: the games people played in the browser (only those),
     rating the people and the bots they met; as ``/leaderboards/{game}``."""
-    return _report_response(reports.leaderboard(ctx, game, seats, time_class, humans=True))
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class, variant, humans=True))
 
 
 @router.get(
@@ -206,9 +215,10 @@ def leaderboard_plot(
     game: str,
     seats: SeatsQuery = None,
     time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """The leaderboard's ratings with error bars and the head-to-head heat map."""
-    return _png_response(request, reports.leaderboard(ctx, game, seats, time_class))
+    return _png_response(request, reports.leaderboard(ctx, game, seats, time_class, variant))
 
 
 # -- bots --------------------------------------------------------------------------------

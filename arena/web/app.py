@@ -70,6 +70,15 @@ TimeClassQuery = Annotated[
         "classical, unlimited; default: the one with the most games)",
     ),
 ]
+VariantQuery = Annotated[
+    str | None,
+    Query(
+        max_length=200,
+        description="rank tournaments of this rule variant: standard, or the options it "
+        "changes as NAME=VALUE,… sorted (default: standard, else the variant with the most "
+        "games; the report's leaderboard.others lists the variants stored)",
+    ),
+]
 
 
 class AuthError(ArenaError):

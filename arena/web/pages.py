@@ -23,6 +23,7 @@ from arena.web.app import (
     RowId,
     SeatsQuery,
     TimeClassQuery,
+    VariantQuery,
     WebContext,
     context,
     plain_url,
@@ -61,17 +62,23 @@ def game_page(
     game: str,
     seats: SeatsQuery = None,
     time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
-    """The game's leaderboard (of ``seats`` and the time class ``time`` when given, as
-    ``/api/leaderboards/GAME`` takes them), its ladders and the forms to play."""
+    """The game's leaderboard (of ``seats``, the time class ``time`` and the rule
+    ``variant`` when given, as ``/api/leaderboards/GAME`` takes them) with links to the
+    other leaderboards, its ladders and the forms to play."""
     kind = queries.game_kind(ctx.engine, game)
     ladders = game_ladders(ctx.engine, kind.name)
     form = play.start_form(ctx, kind.name)
     query = urlencode(
-        {key: value for key, value in (("seats", seats), ("time", time_class)) if value}
+        {
+            key: value
+            for key, value in (("seats", seats), ("time", time_class), ("variant", variant))
+            if value
+        }
     )
     try:
-        cached = reports.leaderboard(ctx, kind.name, seats, time_class)
+        cached = reports.leaderboard(ctx, kind.name, seats, time_class, variant)
     except ReportError as exc:
         return _page(
             ctx,
@@ -95,8 +102,23 @@ def game_page(
         ladders=ladders,
         **form,
         current=cached.current,
+        others=_other_boards(cached.entry.report),
         **_report_view(cached.entry.report),
     )
+
+
+def _other_boards(report: Report) -> list[tuple[str, str]]:
+    """Links (query, text) to the game's other leaderboards: other seat counts, time
+    classes and rule variants."""
+    if report.scope is None:
+        return []
+    return [
+        (
+            urlencode({"seats": seats, "time": str(time_class), "variant": rules}),
+            f"{seats} seats, {time_class}, {rules} rules ({count} rated games)",
+        )
+        for (seats, time_class, rules), count in report.scope.others.items()
+    ]
 
 
 @router.get("/games/{game}/ladders", response_class=HTMLResponse)

@@ -17,6 +17,7 @@ def leaderboard(
     game: str,
     seats: int | None = None,
     time_class: str | None = None,
+    variant: str | None = None,
     *,
     humans: bool = False,
 ) -> Cached:
@@ -25,15 +26,20 @@ def leaderboard(
 
     Raises:
         UnknownGameError: no such game. ReportError: no stored games of it (of that
-            seat count and time class), an unknown time class.
+            seat count, time class and variant), an unknown time class.
     """
     name = get_game(game).name
     version = games_version(ctx.engine, game=name)
     return ctx.reports.get(
-        ("leaderboard", name, seats, time_class, humans),
+        ("leaderboard", name, seats, time_class, variant, humans),
         version,
         lambda: game_leaderboard(
-            ctx.engine, name, seats=seats, time_class=time_class, humans=humans
+            ctx.engine,
+            name,
+            seats=seats,
+            time_class=time_class,
+            variant=variant,
+            humans=humans,
         ),
     )
 
