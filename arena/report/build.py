@@ -159,6 +159,8 @@ class TournamentInfo:
     type: str
     game: str
     options: dict[str, Any]
+    variant: str
+    """The options' rule variant (arena.play.variant): ``standard`` or what they change."""
     seats: int
     bots: list[Participation]
     games_per_table: int
@@ -505,6 +507,7 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         type=tournament.format,
         game=tournament.game,
         options=dict(tournament.options),
+        variant=variant_key(get_game(tournament.game), tournament.options),
         seats=config.seat_count,
         bots=[
             Participation(

@@ -346,9 +346,8 @@ def summary_lines(report: Report) -> list[str]:
     lines = []
     info = report.tournament
     if info is not None:
-        options = ", ".join(f"{k}={v}" for k, v in sorted(info.options.items()))
         lines.append(
-            f"game {info.game}{f' ({options})' if options else ''}, type {info.type}, "
+            f"game {info.game} ({info.variant} rules), type {info.type}, "
             f"{info.seats} seats, {info.schedule}, {_seed_text(info)}, "
             f"time control {info.time_control}"
         )
@@ -697,6 +696,7 @@ def _tournament_data(report: Report) -> dict[str, Any] | None:
         "type": info.type,
         "game": info.game,
         "options": info.options,
+        "variant": info.variant,
         "seats": info.seats,
         "bots": [{"bot": p.label, "role": p.role, "suspended": p.suspended} for p in info.bots],
         "games_per_table": info.games_per_table,

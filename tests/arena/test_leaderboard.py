@@ -121,3 +121,7 @@ def test_rule_variants_are_ranked_apart_and_named(tmp_path: Path) -> None:
     assert "under the standard rules" in out and "--variant sequences=true" in out
     code, _, err = arena(db, "leaderboard", "blumengarten", "--variant", "garden_7x5=true")
     assert code != 0 and "variants: sequences=true, standard" in err
+    code, out, _ = arena(db, "report", "2")
+    assert code == 0 and "game blumengarten (sequences=true rules)" in out
+    code, out, _ = arena(db, "report", "3")
+    assert code == 0 and "game blumengarten (standard rules)" in out
