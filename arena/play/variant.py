@@ -2,13 +2,16 @@
 
 Two tournaments play the same variant when their options, validated by the game, are
 equal. The key names the options that differ from the game's defaults, sorted, as
-``name=value`` joined by commas (``sequences=true``); the defaults are
-:data:`STANDARD`. Options given at their default value change nothing and are left
+``name=value`` joined by commas (``sequences=true``); a value that is data (Kardinal's
+``deck``) by the first 12 hex digits of the SHA-256 of its canonical JSON
+(``deck=sha256:…``), so that a key stays short enough for a command line and a URL;
+the defaults are :data:`STANDARD`. Options given at their default value change nothing and are left
 out, so ``{}`` and ``{"sequences": false}`` are one variant.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -42,4 +45,9 @@ def variant_key(game: Game[Any, Any], options: Mapping[str, Any] | None) -> str:
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if isinstance(value, str):
+        return value
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    if isinstance(value, dict | list):
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return text
