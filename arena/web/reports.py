@@ -67,9 +67,17 @@ def ratings(ctx: WebContext, game: str) -> dict[str, schemas.Rating]:
         report = leaderboard(ctx, game).entry.report
     except ReportError:
         return {}
+    scope = report.scope
+    assert scope is not None  # a leaderboard's report has one
     return {
         line.label: schemas.Rating(
-            elo=line.elo, low=line.elo_low, high=line.elo_high, games=line.games, seats=report.seats
+            elo=line.elo,
+            low=line.elo_low,
+            high=line.elo_high,
+            games=line.games,
+            seats=scope.seats,
+            time_class=str(scope.time_class),
+            variant=scope.variant,
         )
         for line in report.lines
         if line.elo is not None and line.elo_low is not None and line.elo_high is not None
