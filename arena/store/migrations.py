@@ -431,7 +431,7 @@ def _v17_ladder_games_as_games(op: Operations) -> None:
     op.get_bind().execute(
         sa.update(rating)
         .where(rating.c.ladder_id.in_(sa.select(ladder.c.id).where(ladder.c.seats > 2)))
-        .values(games=rating.c.games / (seats - 1))
+        .values(games=rating.c.games // (seats - 1))
     )
 
 

@@ -6,17 +6,19 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from arena.ladder import worker
 from arena.ladder.rating import IncrementalElo
 from arena.ladder.service import LadderSettings, standings, start_ladder
 from arena.ladder.worker import LadderPlayer
 from arena.store.bots import resolve_bot
-from arena.store.db import open_database, session_scope
+from arena.store.db import open_database, session_scope, writer
 from arena.store.ladders import latest_ratings
-from arena.store.models import Ladder
+from arena.store.migrations import VERSION_TABLE
+from arena.store.models import Ladder, LadderRating
 from tests.arena.test_ladder import arena, games_of
 
 
@@ -38,6 +40,19 @@ def three_seat_ladder(engine: Engine, batches: int) -> int:
     with LadderPlayer(engine, executor="local", tables=2, seed=5) as player:
         for _ in range(batches):
             player.play_batch(ladder_id)
+    return ladder_id
+
+
+def started_two_seat_ladder(engine: Engine) -> int:
+    """A two-seat Kardinal ladder with one batch played (its rows hold games already)."""
+    with session_scope(engine) as session:
+        ladder, _ = start_ladder(
+            session, "kardinal", seats=2, time_control="unlimited", settings=LadderSettings()
+        )
+        assert ladder.id is not None
+        ladder_id = ladder.id
+    with LadderPlayer(engine, executor="local", tables=2, seed=7) as player:
+        player.play_batch(ladder_id)
     return ladder_id
 
 
@@ -90,3 +105,30 @@ def test_the_ladder_shows_the_current_fit_of_its_state_not_the_last_history_row(
         assert lines[bot].rating == pytest.approx(rating.elo, abs=1e-9)
         assert lines[bot].lower == pytest.approx(rating.lower, abs=1e-9)
         assert lines[bot].games == rating.games // 2
+
+
+def test_the_upgrade_turns_the_pair_results_of_old_history_rows_into_games(
+    engine: Engine, db_url: str
+) -> None:
+    ladder_id = three_seat_ladder(engine, batches=1)
+    two_seats = started_two_seat_ladder(engine)
+    with Session(engine) as session:
+        before = {
+            (row.ladder_id, row.bot_id): row.games
+            for row in session.exec(select(LadderRating)).all()
+        }
+    assert {ladder for ladder, _ in before} == {ladder_id, two_seats}
+    # As an older arena wrote them: pair results, and schema version 16.
+    with writer(engine).begin() as connection:
+        connection.execute(
+            sa.text("UPDATE ladder_rating SET games = games * 2 WHERE ladder_id = :ladder"),
+            {"ladder": ladder_id},
+        )
+        connection.execute(sa.text(f"DELETE FROM {VERSION_TABLE} WHERE version > 16"))
+    upgraded = open_database(db_url)
+    with Session(upgraded) as session:
+        after = {
+            (row.ladder_id, row.bot_id): row.games
+            for row in session.exec(select(LadderRating)).all()
+        }
+    assert after == before
