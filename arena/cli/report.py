@@ -119,6 +119,14 @@ def leaderboard(
             "(default: the class with the most games)"
         ),
     ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option(
+            help="rank tournaments of this rule variant: standard, or the options it "
+            "changes as NAME=VALUE,… sorted, e.g. sequences=true (default: standard, "
+            "else the variant with the most games; the report lists the others)"
+        ),
+    ] = None,
     fmt: FormatOption = "text",
     anchor: AnchorOption = None,
     interval: IntervalOption = "hessian",
@@ -126,8 +134,8 @@ def leaderboard(
     output: OutputOption = None,
     db: DbOption = None,
 ) -> None:
-    """Rank every bot version across all tournaments of GAME of one seat count and one
-    time-control class (see docs/ratings.md for what counts)."""
+    """Rank every bot version across all tournaments of GAME of one seat count, one
+    time-control class and one rule variant (see docs/ratings.md for what counts)."""
     from arena.report.build import game_leaderboard
 
     emit(
@@ -138,6 +146,7 @@ def leaderboard(
             interval=interval,
             seats=seats,
             time_class=time_class,
+            variant=variant,
         ),
         fmt,
         output,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from arena.ladder.current import CurrentRating, current_ratings
 from arena.ladder.errors import LadderError
 from arena.play.runner import TimeControl
 from arena.play.time_control import (
@@ -223,9 +224,15 @@ class LadderLine:
 
 
 def standings(session: Session, ladder: Ladder) -> list[LadderLine]:
-    """The ladder's bots by rating (unrated ones last)."""
+    """The ladder's bots by their current rating (unrated ones last), the fit of the
+    kept rating state; the last history rows while there is no state to read."""
     assert ladder.id is not None
-    ratings = latest_ratings(session, ladder.id)
+    ratings = current_ratings(ladder)
+    if ratings is None:
+        ratings = {
+            bot: CurrentRating(row.rating, row.lower, row.upper, row.games)
+            for bot, row in latest_ratings(session, ladder.id).items()
+        }
     lines = []
     for participant, bot in ladder_members(session, ladder):
         assert bot.id is not None

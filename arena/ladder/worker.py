@@ -32,6 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
+from arena.ladder.current import games_of_pair_results
 from arena.ladder.errors import LadderError
 from arena.ladder.matchmaking import LadderBot, LadderView, next_pairings
 from arena.ladder.rating import IncrementalElo
@@ -357,7 +358,8 @@ class LadderPlayer:
         before = latest_ratings(session, ladder.id)
         moved = []
         for bot, fit in fitted.items():
-            rating, lower, upper, games = fit.elo, fit.lower, fit.upper, fit.games
+            rating, lower, upper = fit.elo, fit.lower, fit.upper
+            games = games_of_pair_results(fit.games, ladder.seats)
             last = before.get(bot)
             if (
                 last is None

@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 
 from arena.errors import ArenaError
 from arena.play.time_control import TimeClass, config_time_class, describe_config
+from arena.play.variant import STANDARD, variant_key
 from arena.ratings import (
     EloEstimate,
     EloRatings,
@@ -158,6 +159,8 @@ class TournamentInfo:
     type: str
     game: str
     options: dict[str, Any]
+    variant: str
+    """The options' rule variant (arena.play.variant): ``standard`` or what they change."""
     seats: int
     bots: list[Participation]
     games_per_table: int
@@ -190,9 +193,11 @@ class LeaderboardScope:
 
     seats: int
     time_class: TimeClass
+    variant: str
+    """The rule variant's key (arena.play.variant): ``standard`` or the options changed."""
     tournaments: list[int]
-    others: dict[tuple[int, TimeClass], int]
-    """Rated games of the other (seats, time class) leaderboards of the game."""
+    others: dict[tuple[int, TimeClass, str], int]
+    """Rated games of the other (seats, time class, variant) leaderboards of the game."""
 
 
 @dataclass
@@ -277,6 +282,8 @@ def build_report(
     report.rated = ratings
     if ratings:
         _rate(report, rated, names, anchor, interval, order)
+    elif rated and not report.solitaire:  # the counts: head to head, without a fit
+        report.crosstable = _crosstable(_pairwise(rated, names))
     report.lines.sort(key=_line_order)
     _mark_noise(report)
     return report
@@ -500,6 +507,7 @@ def _tournament_info(engine: Engine, tournament_id: int) -> tuple[TournamentInfo
         type=tournament.format,
         game=tournament.game,
         options=dict(tournament.options),
+        variant=variant_key(get_game(tournament.game), tournament.options),
         seats=config.seat_count,
         bots=[
             Participation(
@@ -616,23 +624,26 @@ def game_leaderboard(
     interval: IntervalMethod = "hessian",
     seats: int | None = None,
     time_class: str | None = None,
+    variant: str | None = None,
     humans: bool = False,
 ) -> Report:
-    """Every bot version's standing across all tournaments of ``game`` of one seat count
-    and one time-control class (``arena/play/time_control.py``); the games people
-    played in the browser are left out, or with ``humans`` are the only games ranked
-    (the humans' leaderboard: the people and the bots they played).
+    """Every bot version's standing across all tournaments of ``game`` of one seat
+    count, one time-control class (``arena/play/time_control.py``) and one rule variant
+    (``arena/play/variant.py``); the games people played in the browser are left out,
+    or with ``humans`` are the only games ranked (the humans' leaderboard: the people
+    and the bots they played).
 
     By default the game's default seat count (or the seat count with the most rated
-    games) and, within it, the time class with the most rated games are ranked; the
-    report names the other leaderboards.
+    games), within it the time class with the most rated games, and within that the
+    standard rules (or the variant with the most rated games) are ranked; the report
+    names the other leaderboards.
 
     Raises:
-        UnknownGameError: no such game. ReportError: no games of it (of that seat count
-        and time class) yet, or an unknown time class.
+        UnknownGameError: no such game. ReportError: no games of it (of that seat
+        count, time class and variant) yet, or an unknown time class.
     """
     with without_cycle_collection():
-        return _game_leaderboard(engine, game, anchor, interval, seats, time_class, humans)
+        return _game_leaderboard(engine, game, anchor, interval, seats, time_class, variant, humans)
 
 
 def _game_leaderboard(
@@ -642,6 +653,7 @@ def _game_leaderboard(
     interval: IntervalMethod,
     seats: int | None,
     time_class: str | None,
+    variant: str | None,
     humans: bool,
 ) -> Report:
     engine_game = get_game(game)
@@ -649,13 +661,17 @@ def _game_leaderboard(
     wanted_class = _parse_time_class(time_class)
     with Session(engine) as session:
         tournaments = leaderboard_tournaments(session, name, humans=humans)
-        classes = {t.id: config_time_class(t.config) for t in tournaments if t.id is not None}
-        games = load_games(session, tournament_ids=list(classes))
+        kinds = {
+            t.id: (config_time_class(t.config), variant_key(engine_game, t.options))
+            for t in tournaments
+            if t.id is not None
+        }
+        games = load_games(session, tournament_ids=list(kinds))
         if not games:
             raise ReportError(f"no stored {'human ' if humans else ''}games of {name} yet")
         names = bot_names(session, set(itertools.chain.from_iterable(g.seats for g in games)))
-    rated: Counter[tuple[int, TimeClass]] = Counter(
-        (len(g.seats), classes[g.tournament_id])
+    rated: Counter[tuple[int, TimeClass, str]] = Counter(
+        (len(g.seats), *kinds[g.tournament_id])
         for g in games
         if standing(g, names.builtin) is Standing.RATED
     )
@@ -663,32 +679,48 @@ def _game_leaderboard(
     chosen_seats = seats or (
         engine_game.default_seats
         if engine_game.default_seats in seat_counts
-        else max(seat_counts, key=lambda n: (sum(v for (s, _), v in rated.items() if s == n), -n))
+        else max(seat_counts, key=lambda n: (sum(v for k, v in rated.items() if k[0] == n), -n))
     )
     if chosen_seats not in seat_counts:
         raise ReportError(
             f"no stored {chosen_seats}-seat games of {name} (seat counts: "
             f"{', '.join(str(n) for n in sorted(seat_counts))})"
         )
-    present = {classes[g.tournament_id] for g in games if len(g.seats) == chosen_seats}
+    at_seats = [kinds[g.tournament_id] for g in games if len(g.seats) == chosen_seats]
+    present = {time for time, _ in at_seats}
     chosen_class = wanted_class or max(
-        present, key=lambda c: (rated[(chosen_seats, c)], -list(TimeClass).index(c))
+        present,
+        key=lambda c: (
+            sum(v for k, v in rated.items() if k[:2] == (chosen_seats, c)),
+            -list(TimeClass).index(c),
+        ),
     )
     if chosen_class not in present:
         raise ReportError(
             f"no stored {chosen_seats}-seat games of {name} in the {chosen_class} time class "
             f"(classes: {', '.join(sorted(present))})"
         )
+    variants = {rules for time, rules in at_seats if time is chosen_class}
+    chosen_variant = variant or (
+        STANDARD
+        if STANDARD in variants
+        else max(variants, key=lambda v: (rated[(chosen_seats, chosen_class, v)], v))
+    )
+    if chosen_variant not in variants:
+        raise ReportError(
+            f"no stored {chosen_seats}-seat {chosen_class} games of {name} in the variant "
+            f"{chosen_variant!r} (variants: {', '.join(sorted(variants))})"
+        )
     kept = [
         g
         for g in games
-        if len(g.seats) == chosen_seats and classes[g.tournament_id] is chosen_class
+        if len(g.seats) == chosen_seats and kinds[g.tournament_id] == (chosen_class, chosen_variant)
     ]
     report = build_report(
         kept,
         names,
         title=f"{'humans ' if humans else ''}leaderboard: {name} ({chosen_seats} seats, "
-        f"{chosen_class} time)",
+        f"{chosen_class} time, {chosen_variant} rules)",
         game_name=name,
         type_name="all tournaments",
         anchor=anchor,
@@ -697,11 +729,12 @@ def _game_leaderboard(
     report.scope = LeaderboardScope(
         seats=chosen_seats,
         time_class=chosen_class,
+        variant=chosen_variant,
         tournaments=sorted({g.tournament_id for g in kept}),
         others={
             key: count
             for key, count in sorted(rated.items())
-            if key != (chosen_seats, chosen_class)
+            if key != (chosen_seats, chosen_class, chosen_variant)
         },
     )
     return report

@@ -280,26 +280,33 @@ def los_table(report: Report) -> PlainTable:
     return PlainTable("likelihood of superiority (%, row stronger than column)", columns, rows)
 
 
+PENTANOMIAL_COLUMNS = ("LL", "LD", "WL+DD", "WD", "WW")
+"""The pentanomial categories, as fishtest and fastchess list them, a column each."""
+
+
 def pairs_table(report: Report) -> PlainTable:
-    """Per pairing, from the first bot's side; narrow text names the bots by rank."""
-    rank = {label: number for number, label in enumerate(report.labels, start=1)}
+    """Per pairing, from the first bot's side, the bots named (not ranked): the
+    trinomial, the pentanomial in a column per category and the normalised Elo (in
+    narrow text without spaces)."""
     rows, compact = [], []
     for pair in report.pairs:
         tri = pair.statistics.trinomial
         penta = pair.statistics.pentanomial
-        figures = [
-            f"{tri.wins}-{tri.draws}-{tri.losses}",
-            " ".join(str(c) for c in penta.counts()) if penta.pairs else "—",
-            "— (all results equal)"
-            if pair.normalized_elo is None
-            else f"{pair.normalized_elo:+.1f} ± {pair.normalized_error or math.nan:.1f}",
-        ]
-        rows.append([f"{pair.first} vs {pair.second}", *figures])
-        compact.append([f"{rank.get(pair.first, '?')} vs {rank.get(pair.second, '?')}", *figures])
+        counts = (
+            [str(c) for c in penta.counts()] if penta.pairs else ["—"] * len(PENTANOMIAL_COLUMNS)
+        )
+        head = [f"{pair.first} vs {pair.second}", f"{tri.wins}-{tri.draws}-{tri.losses}", *counts]
+        if pair.normalized_elo is None:
+            rows.append([*head, "— (all results equal)"])
+            compact.append([*head, "—"])
+        else:
+            error = pair.normalized_error or math.nan
+            rows.append([*head, f"{pair.normalized_elo:+.1f} ± {error:.1f}"])
+            compact.append([*head, f"{pair.normalized_elo:+.0f}±{error:.0f}"])
     columns = [
         Column("pairing", "left"),
-        Column("W-D-L"),
-        Column("pentanomial LL LD WL+DD WD WW", short="LL LD WL+DD WD WW"),
+        Column("W-D-L", importance=USEFUL),
+        *(Column(name) for name in PENTANOMIAL_COLUMNS),
         Column("normalised Elo", short="nElo"),
     ]
     return PlainTable("paired games (first's view)", columns, rows, compact)
@@ -339,9 +346,8 @@ def summary_lines(report: Report) -> list[str]:
     lines = []
     info = report.tournament
     if info is not None:
-        options = ", ".join(f"{k}={v}" for k, v in sorted(info.options.items()))
         lines.append(
-            f"game {info.game}{f' ({options})' if options else ''}, type {info.type}, "
+            f"game {info.game} ({info.variant} rules), type {info.type}, "
             f"{info.seats} seats, {info.schedule}, {_seed_text(info)}, "
             f"time control {info.time_control}"
         )
@@ -369,14 +375,15 @@ def summary_lines(report: Report) -> list[str]:
     if report.scope is not None:
         scope = report.scope
         lines.append(
-            f"{scope.seats}-seat games in the {scope.time_class} time class, from "
-            f"{len(scope.tournaments)} tournament{'s' if len(scope.tournaments) != 1 else ''}"
+            f"{scope.seats}-seat games in the {scope.time_class} time class under the "
+            f"{scope.variant} rules, from {len(scope.tournaments)} "
+            f"tournament{'s' if len(scope.tournaments) != 1 else ''}"
         )
         if scope.others:
             others = "; ".join(
-                f"{seats} seats, {time_class}: {count} rated games "
-                f"(--seats {seats} --time-class {time_class})"
-                for (seats, time_class), count in scope.others.items()
+                f"{seats} seats, {time_class}, {rules} rules: {count} rated games "
+                f"(--seats {seats} --time-class {time_class} --variant {rules})"
+                for (seats, time_class, rules), count in scope.others.items()
             )
             lines.append(f"other leaderboards of {report.game}: {others}")
     if report.sprt is not None:
@@ -689,6 +696,7 @@ def _tournament_data(report: Report) -> dict[str, Any] | None:
         "type": info.type,
         "game": info.game,
         "options": info.options,
+        "variant": info.variant,
         "seats": info.seats,
         "bots": [{"bot": p.label, "role": p.role, "suspended": p.suspended} for p in info.bots],
         "games_per_table": info.games_per_table,
@@ -754,10 +762,16 @@ def to_data(report: Report) -> dict[str, Any]:
         else {
             "seats": scope.seats,
             "time_class": str(scope.time_class),
+            "variant": scope.variant,
             "tournaments": scope.tournaments,
             "others": [
-                {"seats": seats, "time_class": str(time_class), "games": count}
-                for (seats, time_class), count in scope.others.items()
+                {
+                    "seats": seats,
+                    "time_class": str(time_class),
+                    "variant": rules,
+                    "games": count,
+                }
+                for (seats, time_class, rules), count in scope.others.items()
             ],
         },
         "games": report.games,

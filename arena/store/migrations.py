@@ -420,6 +420,21 @@ def _v16_sign_ins_and_rate_events(op: Operations) -> None:
     op.add_column("account", sa.Column("removed", sa.DateTime(timezone=True), nullable=True))
 
 
+def _v17_ladder_games_as_games(op: Operations) -> None:
+    """A ladder's history rows count a bot's games, no longer its pair results: at
+    ``s`` seats a game gave each bot ``s − 1`` of those (arena.ladder.current)."""
+    rating = sa.table(
+        "ladder_rating", sa.column("ladder_id", sa.Integer), sa.column("games", sa.Integer)
+    )
+    ladder = sa.table("ladder", sa.column("id", sa.Integer), sa.column("seats", sa.Integer))
+    seats = sa.select(ladder.c.seats).where(ladder.c.id == rating.c.ladder_id).scalar_subquery()
+    op.get_bind().execute(
+        sa.update(rating)
+        .where(rating.c.ladder_id.in_(sa.select(ladder.c.id).where(ladder.c.seats > 2)))
+        .values(games=rating.c.games // (seats - 1))
+    )
+
+
 MIGRATIONS: list[Callable[[Operations], None]] = [
     _v1_initial,
     _v2_accounts,
@@ -437,6 +452,7 @@ MIGRATIONS: list[Callable[[Operations], None]] = [
     _v14_sealed_seeds,
     _v15_driver_state_as_data,
     _v16_sign_ins_and_rate_events,
+    _v17_ladder_games_as_games,
 ]
 """Append new migrations at the end; never edit or reorder a released one."""
 

@@ -47,6 +47,9 @@ from arena.web.app import (
     FieldError,
     Offset,
     RowId,
+    SeatsQuery,
+    TimeClassQuery,
+    VariantQuery,
     WebContext,
     context,
     plain_url,
@@ -135,18 +138,6 @@ def show_game(ctx: Context, game: str) -> schemas.GameKind:
     return queries.game_kind(ctx.engine, game)
 
 
-SeatsQuery = Annotated[int | None, Query(ge=1, le=16, description="rank games of this seat count")]
-TimeClassQuery = Annotated[
-    str | None,
-    Query(
-        alias="time",
-        max_length=16,
-        description="rank tournaments of this time-control class (bullet, blitz, rapid, "
-        "classical, unlimited; default: the one with the most games)",
-    ),
-]
-
-
 def _report_response(cached: Cached) -> Response:
     return Response(
         cached.entry.json,
@@ -181,13 +172,17 @@ def _png_response(request: Request, cached: Cached) -> Response:
     response_class=Response,
 )
 def leaderboard(
-    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+    ctx: Context,
+    game: str,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """Every bot version's standing across all tournaments of the game
     (``arena leaderboard GAME --format json``): Elo with its 95% interval, games,
     results, forfeits by reason. Cached until games of it are stored;
     ``X-Report-Current: false`` marks a stale copy served while a slow refit runs."""
-    return _report_response(reports.leaderboard(ctx, game, seats, time_class))
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class, variant))
 
 
 @router.get(
@@ -197,11 +192,15 @@ def leaderboard(
     response_class=Response,
 )
 def humans_leaderboard(
-    ctx: Context, game: str, seats: SeatsQuery = None, time_class: TimeClassQuery = None
+    ctx: Context,
+    game: str,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """The humans' leaderboard: the games people played in the browser (only those),
     rating the people and the bots they met; as ``/leaderboards/{game}``."""
-    return _report_response(reports.leaderboard(ctx, game, seats, time_class, humans=True))
+    return _report_response(reports.leaderboard(ctx, game, seats, time_class, variant, humans=True))
 
 
 @router.get(
@@ -216,9 +215,10 @@ def leaderboard_plot(
     game: str,
     seats: SeatsQuery = None,
     time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
     """The leaderboard's ratings with error bars and the head-to-head heat map."""
-    return _png_response(request, reports.leaderboard(ctx, game, seats, time_class))
+    return _png_response(request, reports.leaderboard(ctx, game, seats, time_class, variant))
 
 
 # -- bots --------------------------------------------------------------------------------

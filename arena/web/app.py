@@ -60,6 +60,26 @@ MAX_OFFSET = 2**63 - 1
 RowId = Annotated[int, Path(ge=0, le=MAX_ID, description="a stored row's id")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="rows to skip")]
 
+SeatsQuery = Annotated[int | None, Query(ge=1, le=16, description="rank games of this seat count")]
+TimeClassQuery = Annotated[
+    str | None,
+    Query(
+        alias="time",
+        max_length=16,
+        description="rank tournaments of this time-control class (bullet, blitz, rapid, "
+        "classical, unlimited; default: the one with the most games)",
+    ),
+]
+VariantQuery = Annotated[
+    str | None,
+    Query(
+        max_length=200,
+        description="rank tournaments of this rule variant: standard, or the options it "
+        "changes as NAME=VALUE,… sorted (default: standard, else the variant with the most "
+        "games; the report's leaderboard.others lists the variants stored)",
+    ),
+]
+
 
 class AuthError(ArenaError):
     """No token, or a token no account has."""

@@ -8,6 +8,7 @@ through replays and sends the submission forms with the token.
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -17,7 +18,16 @@ from arena.report.build import Report, ReportError
 from arena.report.format import layout, summary_lines
 from arena.store.models import LIVE_STATUSES
 from arena.web import play, queries, reports
-from arena.web.app import Offset, RowId, WebContext, context, plain_url
+from arena.web.app import (
+    Offset,
+    RowId,
+    SeatsQuery,
+    TimeClassQuery,
+    VariantQuery,
+    WebContext,
+    context,
+    plain_url,
+)
 from arena.web.ladders import bot_ladders, game_ladders, version_test_games
 from engines.registry import get_game
 
@@ -50,13 +60,25 @@ def game_page(
     ctx: Context,
     request: Request,
     game: str,
-    seats: Annotated[int | None, Query(ge=1, le=16)] = None,
+    seats: SeatsQuery = None,
+    time_class: TimeClassQuery = None,
+    variant: VariantQuery = None,
 ) -> Response:
+    """The game's leaderboard (of ``seats``, the time class ``time`` and the rule
+    ``variant`` when given, as ``/api/leaderboards/GAME`` takes them) with links to the
+    other leaderboards, its ladders and the forms to play."""
     kind = queries.game_kind(ctx.engine, game)
     ladders = game_ladders(ctx.engine, kind.name)
     form = play.start_form(ctx, kind.name)
+    query = urlencode(
+        {
+            key: value
+            for key, value in (("seats", seats), ("time", time_class), ("variant", variant))
+            if value
+        }
+    )
     try:
-        cached = reports.leaderboard(ctx, kind.name, seats)
+        cached = reports.leaderboard(ctx, kind.name, seats, time_class, variant)
     except ReportError as exc:
         return _page(
             ctx,
@@ -64,6 +86,7 @@ def game_page(
             "game.html",
             game=kind,
             seats=seats,
+            query=query,
             empty=str(exc),
             ladders=ladders,
             **form,
@@ -74,12 +97,28 @@ def game_page(
         "game.html",
         game=kind,
         seats=seats,
+        query=query,
         empty=None,
         ladders=ladders,
         **form,
         current=cached.current,
+        others=_other_boards(cached.entry.report),
         **_report_view(cached.entry.report),
     )
+
+
+def _other_boards(report: Report) -> list[tuple[str, str]]:
+    """Links (query, text) to the game's other leaderboards: other seat counts, time
+    classes and rule variants."""
+    if report.scope is None:
+        return []
+    return [
+        (
+            urlencode({"seats": seats, "time": str(time_class), "variant": rules}),
+            f"{seats} seats, {time_class}, {rules} rules ({count} rated games)",
+        )
+        for (seats, time_class, rules), count in report.scope.others.items()
+    ]
 
 
 @router.get("/games/{game}/ladders", response_class=HTMLResponse)

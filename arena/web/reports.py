@@ -17,6 +17,7 @@ def leaderboard(
     game: str,
     seats: int | None = None,
     time_class: str | None = None,
+    variant: str | None = None,
     *,
     humans: bool = False,
 ) -> Cached:
@@ -25,15 +26,20 @@ def leaderboard(
 
     Raises:
         UnknownGameError: no such game. ReportError: no stored games of it (of that
-            seat count and time class), an unknown time class.
+            seat count, time class and variant), an unknown time class.
     """
     name = get_game(game).name
     version = games_version(ctx.engine, game=name)
     return ctx.reports.get(
-        ("leaderboard", name, seats, time_class, humans),
+        ("leaderboard", name, seats, time_class, variant, humans),
         version,
         lambda: game_leaderboard(
-            ctx.engine, name, seats=seats, time_class=time_class, humans=humans
+            ctx.engine,
+            name,
+            seats=seats,
+            time_class=time_class,
+            variant=variant,
+            humans=humans,
         ),
     )
 
@@ -61,9 +67,17 @@ def ratings(ctx: WebContext, game: str) -> dict[str, schemas.Rating]:
         report = leaderboard(ctx, game).entry.report
     except ReportError:
         return {}
+    scope = report.scope
+    assert scope is not None  # a leaderboard's report has one
     return {
         line.label: schemas.Rating(
-            elo=line.elo, low=line.elo_low, high=line.elo_high, games=line.games, seats=report.seats
+            elo=line.elo,
+            low=line.elo_low,
+            high=line.elo_high,
+            games=line.games,
+            seats=scope.seats,
+            time_class=str(scope.time_class),
+            variant=scope.variant,
         )
         for line in report.lines
         if line.elo is not None and line.elo_low is not None and line.elo_high is not None

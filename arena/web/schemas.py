@@ -68,11 +68,16 @@ class BotResult(BaseModel):
 
 
 class Rating(BaseModel):
+    """A bot version's line on its game's default leaderboard, and which one it is."""
+
     elo: float
     low: float
     high: float
     games: int
     seats: int
+    time_class: str
+    variant: str
+    """The rule variant (arena.play.variant): ``standard`` or the options it changes."""
 
 
 class BotVersionDetail(Bot):

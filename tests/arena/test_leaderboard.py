@@ -83,3 +83,45 @@ def test_a_bot_out_of_a_too_short_move_time_is_not_ranked_below_random(tmp_path:
 
     code, _, err = arena(db, "leaderboard", "koenigsgarten", "--time-class", "hyperbullet")
     assert code == 2 and "unknown time class 'hyperbullet'" in err
+
+
+def test_rule_variants_are_ranked_apart_and_named(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    common = ("--game", "blumengarten", "--type", "solitaire", "--executor", "local", "--seed", "4")
+    code, _, err = arena(db, "tournament", "run", *common, "-b", "greedy", "--games", "6")
+    assert code == 0, err
+    code, _, err = arena(
+        db, "tournament", "run", *common, "-b", "random", "--games", "4", "-O", "sequences=true"
+    )
+    assert code == 0, err
+    # Options at their default value are no variant: this one ranks with the first.
+    code, _, err = arena(
+        db, "tournament", "run", *common, "-b", "greedy", "--games", "2", "-O", "sequences=false"
+    )
+    assert code == 0, err
+
+    standard = json.loads(arena(db, "leaderboard", "blumengarten", "-f", "json")[1])
+    assert standard["leaderboard"]["variant"] == "standard"
+    assert standard["leaderboard"]["tournaments"] == [1, 3]
+    assert [(b["bot"], b["games"]) for b in standard["bots"]] == [("greedy@1", 8)]
+    assert standard["leaderboard"]["others"] == [
+        {"seats": 1, "time_class": "unlimited", "variant": "sequences=true", "games": 4}
+    ]
+    assert "standard rules" in standard["title"]
+
+    code, out, err = arena(
+        db, "leaderboard", "blumengarten", "--variant", "sequences=true", "-f", "json"
+    )
+    assert code == 0, err
+    wild = json.loads(out)
+    assert wild["leaderboard"]["tournaments"] == [2]
+    assert [(b["bot"], b["games"]) for b in wild["bots"]] == [("random@1", 4)]
+
+    code, out, _ = arena(db, "leaderboard", "blumengarten")
+    assert "under the standard rules" in out and "--variant sequences=true" in out
+    code, _, err = arena(db, "leaderboard", "blumengarten", "--variant", "garden_7x5=true")
+    assert code != 0 and "variants: sequences=true, standard" in err
+    code, out, _ = arena(db, "report", "2")
+    assert code == 0 and "game blumengarten (sequences=true rules)" in out
+    code, out, _ = arena(db, "report", "3")
+    assert code == 0 and "game blumengarten (standard rules)" in out

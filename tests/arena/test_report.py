@@ -501,3 +501,36 @@ def test_solitaire_report_plots_win_rates_and_explains_the_mean_score(tmp_path: 
     assert arena(db, "report", "1", "-f", "json", "--plot", str(png))[0] == 0
     width = int.from_bytes(png.read_bytes()[16:20], "big")  # the PNG header's width
     assert width == 13 * 110  # two panels: duplicate Elo and win rate with its interval
+
+
+def test_tournament_show_prints_the_head_to_head_numbers_of_the_report(played: Played) -> None:
+    data = json.loads(arena(played.db, "report", "1", "-f", "json")[1])
+    code, out, err = arena(played.db, "tournament", "show", "1")
+    assert code == 0, err
+    table = out[out.index("head to head") :].splitlines()
+    assert data["head_to_head"]
+    for cell in data["head_to_head"]:
+        row = next(
+            line for line in table if re.match(rf"\s*\d+\. {re.escape(cell['bot'])}\s", line)
+        )
+        assert f"{100 * cell['points'] / cell['games']:.0f}% ({cell['games']})" in row
+
+
+def test_the_paired_games_table_names_the_bots_and_aligns_the_pentanomial(
+    played: Played,
+) -> None:
+    data = json.loads(arena(played.db, "report", "1", "-f", "json")[1])
+    out = arena(played.db, "report", "1")[1]
+    lines = out[out.index("paired games") :].splitlines()
+    header = next(line for line in lines if "pairing" in line)
+    categories = ("LL", "LD", "WL+DD", "WD", "WW")
+    ends = [header.index(f" {name} ") + len(name) + 1 for name in categories]
+    assert data["pairs"]
+    for pair in data["pairs"]:
+        name = f"{pair['first']} vs {pair['second']}"
+        row = next(line for line in lines if line.lstrip().startswith(name + " "))
+        counts = [
+            row[end - len(str(c)) : end] for end, c in zip(ends, pair["pentanomial"], strict=True)
+        ]
+        assert counts == [str(c) for c in pair["pentanomial"]]
+        assert all(row[end] == " " for end in ends)

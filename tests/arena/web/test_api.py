@@ -97,6 +97,10 @@ def test_bots_list_and_detail_with_results_and_forfeits(web: Web) -> None:
     assert result["wins"] + result["draws"] + result["losses"] == 6
     assert version["forfeits"] == {}
     assert version["rating"] is not None and version["rating"]["games"] == 6
+    assert (version["rating"]["time_class"], version["rating"]["variant"]) == (
+        "unlimited",
+        "standard",
+    )
     report = tournament_report(web.engine, 1)
     line = next(line for line in report.lines if line.label == "random@1")
     assert result["score_percent"] == line.tally.score_percent

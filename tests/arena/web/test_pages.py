@@ -85,3 +85,35 @@ def test_static_files_are_served(web: Web) -> None:
         response = web.client.get(f"/static/{name}")
         assert response.status_code == 200 and response.text.strip(), name
     assert web.client.get("/static/../app.py").status_code == 404
+
+
+def test_the_leaderboard_page_honours_the_time_class_as_the_api_does(web: Web) -> None:
+    play_tournament(web.engine, game="koenigsgarten", bots=["random", "first-legal"], games=4)
+    play_tournament(web.engine, game="koenigsgarten", bots=["greedy", "random"], time_per_move=0.5)
+    blitz = web.client.get("/api/leaderboards/koenigsgarten?time=blitz").json()
+    assert blitz["leaderboard"]["time_class"] == "blitz"
+    assert {line["bot"] for line in blitz["bots"]} == {"greedy@1", "random@1"}
+    html = web.client.get("/games/koenigsgarten?time=blitz").text
+    assert "/bots/greedy%401" in html and "/bots/first-legal%401" not in html
+    assert 'src="/api/leaderboards/koenigsgarten/plot.png?time=blitz"' in html
+    unlimited = web.client.get("/games/koenigsgarten").text
+    assert "/bots/first-legal%401" in unlimited and "/bots/greedy%401" not in unlimited
+
+
+def test_the_leaderboard_page_shows_one_variant_and_links_the_others(web: Web) -> None:
+    solitaire = {"game": "blumengarten", "format": "solitaire"}
+    play_tournament(web.engine, **solitaire, bots=["greedy"], games=4)
+    play_tournament(web.engine, **solitaire, bots=["random"], options={"sequences": True})
+    board = web.client.get("/api/leaderboards/blumengarten").json()
+    assert board["leaderboard"]["variant"] == "standard"
+    assert [line["bot"] for line in board["bots"]] == ["greedy@1"]
+    wild = web.client.get("/api/leaderboards/blumengarten?variant=sequences%3Dtrue").json()
+    assert [line["bot"] for line in wild["bots"]] == ["random@1"]
+    html = web.client.get("/games/blumengarten").text
+    assert "/bots/greedy%401" in html and "/bots/random%401" not in html
+    assert (
+        'href="/games/blumengarten?seats=1&amp;time=unlimited&amp;variant=sequences%3Dtrue"' in html
+    )
+    other = web.client.get("/games/blumengarten?variant=sequences%3Dtrue").text
+    assert "/bots/random%401" in other and "/bots/greedy%401" not in other
+    assert "under the sequences=true rules" in other
