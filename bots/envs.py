@@ -47,7 +47,7 @@ def versus_bots_env(
     options: Any = None,
     seat: int | None = None,
     render_mode: str | None = None,
-    illegal_actions: IllegalActions = "raise",
+    illegal_actions: IllegalActions = "forfeit",
 ) -> SingleAgentEnv:
     """``game`` for one learner against ``opponents`` (bots, or built-in kinds written
     as on the command line: ``"greedy"``, ``"mcts:iterations=50"``), one per other

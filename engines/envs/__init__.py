@@ -20,13 +20,17 @@ except ImportError as missing:  # pragma: no cover - the dev extra installs both
 from engines.envs.actions import ActionIndex, action_index
 from engines.envs.aec import CardGameEnv, env
 from engines.envs.encoding import Block, Encoder, Layout
+from engines.envs.registration import GYMNASIUM_IDS, register_all
 from engines.envs.single import FixedPlayer, SingleAgentEnv
 from engines.envs.spec import EnvSpec, env_spec
 
 raw_env = CardGameEnv
 """PettingZoo's name for the unwrapped environment class."""
 
+register_all()
+
 __all__ = [
+    "GYMNASIUM_IDS",
     "ActionIndex",
     "Block",
     "CardGameEnv",

@@ -71,7 +71,7 @@ class SingleAgentEnv(gymnasium.Env[Vector, np.int64]):
         options: Any = None,
         seat: int | None = None,
         render_mode: str | None = None,
-        illegal_actions: IllegalActions = "raise",
+        illegal_actions: IllegalActions = "forfeit",
     ):
         self.illegal_actions = check_policy(illegal_actions)
         self.render_mode = check_render_mode(render_mode)

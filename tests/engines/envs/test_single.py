@@ -87,8 +87,20 @@ def test_blumengarten_rewards_the_cards_on_the_foundations() -> None:
     assert total == info["outcome"]["details"]["score"]
 
 
-def test_an_illegal_learner_action_raises_by_default() -> None:
+def test_an_illegal_learner_action_forfeits_by_default() -> None:
     environment = SingleAgentEnv("blumengarten")
+    _, info = environment.reset(seed=2)
+    with pytest.warns(UserWarning, match="seat 0 forfeits"):
+        _, _, terminated, _, info = environment.step(
+            int(np.flatnonzero(info["action_mask"] == 0)[0])
+        )
+    assert terminated
+    assert environment.outcome is not None
+    assert info["outcome"]["termination"] == "forfeit"
+
+
+def test_an_illegal_learner_action_raises_when_asked() -> None:
+    environment = SingleAgentEnv("blumengarten", illegal_actions="raise")
     _, info = environment.reset(seed=2)
     with pytest.raises(IllegalActionError, match="is not legal for seat 0"):
         environment.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
