@@ -288,6 +288,21 @@ def play_move(
     return {"accepted": True}
 
 
+@router.post("/play/{game_id}/resign", status_code=202)
+def play_resign(
+    ctx: Context,
+    request: Request,
+    game_id: str,
+    token: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
+) -> dict[str, bool]:
+    """The person resigns: their seat forfeits (at once when they are to move, else
+    when the bots' turns come back to them); the game is stored like any other end."""
+    check_csrf(ctx.sessions, request, token)
+    account = signed_in(ctx, request)
+    _live(ctx, request, game_id, account).resign()
+    return {"accepted": True}
+
+
 @router.get("/games/{game}/humans", response_class=HTMLResponse)
 def humans_page(ctx: Context, request: Request, game: str) -> Response:
     kind = queries.game_kind(ctx.engine, game)

@@ -8,12 +8,14 @@ game that goes on in the open page after its server is killed and started again.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from arena.store.db import open_database
@@ -272,3 +274,19 @@ def test_a_game_goes_on_after_the_server_is_killed(tmp_path: Path, page: Any) ->
         assert page.inner_text("#board") == board
         assert play_to_the_end(page) > 0
         check_replay(page, site, 2)
+
+
+def test_resigning_ends_the_game_as_a_loss_stored_like_any_end(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    start_game(page, site, "koenigsgarten", 2, ["random"])
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_function(
+        "() => document.getElementById('play').dataset.over === 'true'", timeout=WAIT_MS
+    )
+    assert page.locator("#resign").is_hidden()
+    record_id = page.get_attribute("#replay-link", "href").rsplit("/", 1)[1]
+    record = httpx.get(f"{site.url}/api/records/{record_id}").json()["record"]
+    assert "resigned" in json.dumps(record["outcome"])
+    assert "player" in page.inner_text("#result")
