@@ -290,3 +290,21 @@ def test_resigning_ends_the_game_as_a_loss_stored_like_any_end(site: Site, page:
     record = httpx.get(f"{site.url}/api/records/{record_id}").json()["record"]
     assert "resigned" in json.dumps(record["outcome"])
     assert "player" in page.inner_text("#result")
+
+
+def test_my_games_links_an_open_game_to_continue_it(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    game_id = start_game(page, site, "koenigsgarten", 2, ["random"])
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    page.click("#my-games-link")
+    page.wait_for_url("**/my/games")
+    page.click(f"#open-games a[href='/play/{game_id}']")
+    page.wait_for_url(f"**/play/{game_id}")
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    play_to_the_end(page)
+    page.goto(f"{site.url}/my/games")
+    assert page.locator(f"#open-games a[href='/play/{game_id}']").count() == 0
+    record = page.get_attribute("#finished-games a[href^='/records/']", "href")
+    assert record is not None
+    page.click(f"#finished-games a[href='{record}']")
+    page.wait_for_selector("#replay[data-loaded-seat='0']")
