@@ -308,3 +308,21 @@ def test_my_games_links_an_open_game_to_continue_it(site: Site, page: Any) -> No
     assert record is not None
     page.click(f"#finished-games a[href='{record}']")
     page.wait_for_selector("#replay[data-loaded-seat='0']")
+
+
+def test_the_two_seats_markers_differ_in_shape_and_colour(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    start_game(page, site, "koenigsgarten", 2, ["random"])
+    play_to_the_end(page)
+    shapes: dict[str, set[str]] = {}
+    colours: dict[str, set[str]] = {}
+    for seat in ("m0", "m1"):
+        markers = page.locator(f"#board .marker.{seat}")
+        assert markers.count() > 0, seat  # each seat took cards
+        shapes[seat] = {text[0] for text in markers.all_inner_texts()}
+        colours[seat] = {
+            markers.nth(i).evaluate("e => getComputedStyle(e).backgroundColor")
+            for i in range(markers.count())
+        }
+    assert len(shapes["m0"]) == len(shapes["m1"]) == 1 and shapes["m0"] != shapes["m1"]
+    assert colours["m0"].isdisjoint(colours["m1"])
