@@ -237,6 +237,11 @@ class KoenigsgartenState(State[Card, KoenigsgartenOptions]):
                 f"  last taken: {self._last.pretty() if self._last else '—'}   "
                 f"seat {self._to_move} to take {need}"
             )
+        elif self._outcome.termination == Termination.FOUR_IN_A_PATTERN:
+            winner = self._outcome.winners[0]
+            pattern = next(p for p in WINNING_PATTERNS if self._marks[winner] & p == p)
+            named = " ".join(CELL_NAMES[c] for c in range(CELLS) if pattern >> c & 1)
+            lines.append(f"  seat {winner} wins with four in a pattern: {named}")
         return "\n".join(lines)
 
 

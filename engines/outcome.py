@@ -51,6 +51,8 @@ class ForfeitReason(StrEnum):
     """It sent a message of the wrong type or with the wrong fields."""
     MALFORMED_OUTPUT = "malformed_output"
     """It wrote something that is not a message at all."""
+    RESIGNED = "resigned"
+    """A person resigned (browser play, arena/web/humans.py)."""
     SUSPENDED = "suspended"
     """It was suspended for crashing too often; the game was not played."""
 

@@ -86,8 +86,9 @@ from arena.web.opponents import (
     opponent_control,
     return_opponent,
 )
-from bots.base import Bot, BotTimeout
+from bots.base import Bot, BotFault, BotTimeout
 from engines.core import TERMINAL, Action, State
+from engines.outcome import ForfeitReason
 from engines.registry import all_games, get_game
 from engines.seeding import MAX_SEED
 
@@ -131,6 +132,8 @@ class ServerStopping(HostError):
 ABANDONED = -1
 """The version a copy behind its row is woken with (views count from 0)."""
 STOPPED = -2
+RESIGN = -3
+"""The person resigned (:meth:`HumanGame.resign`): their seat forfeits."""
 """The version a copy is woken with when its process stops."""
 STOP_GRACE_SECONDS = 5.0
 """How much longer than a bot's move a stopping process waits for its games' threads."""
@@ -170,6 +173,12 @@ class View:
             "record_id": self.record_id,
             "error": self.error,
         }
+
+
+class Resigned(BotFault):
+    """The person resigned: their seat forfeits the game, stored like any game end."""
+
+    reason = ForfeitReason.RESIGNED
 
 
 class HumanSeat(Bot):
@@ -285,6 +294,9 @@ class HumanGame:
                 if time_left is not None and time_left <= self.idle_seconds:
                     raise BotTimeout(f"the clock ran out ({time_left:.1f} s)") from None
                 raise BotTimeout(f"no move for {self.idle_seconds:g} s: forfeited") from None
+            if sent_version == RESIGN:
+                self._legal = {}
+                raise Resigned("resigned")
             if sent_version == ABANDONED:
                 raise GameMovedOn("another server process plays this game on")
             if sent_version == STOPPED:
@@ -319,6 +331,16 @@ class HumanGame:
                     f"{', '.join(current.legal[:20])})"
                 )
         self._moves.put((version, text))
+
+    def resign(self) -> None:
+        """Resign: the seat forfeits at its next move (at once when it is to move).
+
+        Raises:
+            HumanGameError: the game is over already.
+        """
+        if self.over:
+            raise HumanGameError(f"game {self.id!r} is over already: nothing to resign")
+        self._moves.put((RESIGN, ""))
 
     def newest_after(self, version: int) -> View | None:
         """The newest view when it is newer than ``version``, else None."""

@@ -36,6 +36,7 @@ from arena.web.accounts import START_HUMAN_GAME, account_for_token, admit
 from arena.web.app import FieldError, WebContext, context, plain_url
 from arena.web.humans import CLOCKS, HumanGame, TooManyGames
 from arena.web.limits import MOVE, SIGN_IN, account_subject, client_subject, count_request
+from arena.web.my_games import my_games
 from arena.web.sessions import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -286,6 +287,29 @@ def play_move(
     live = _live(ctx, request, game_id, account)
     live.move(move.version, move.action)
     return {"accepted": True}
+
+
+@router.post("/play/{game_id}/resign", status_code=202)
+def play_resign(
+    ctx: Context,
+    request: Request,
+    game_id: str,
+    token: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
+) -> dict[str, bool]:
+    """The person resigns: their seat forfeits (at once when they are to move, else
+    when the bots' turns come back to them); the game is stored like any other end."""
+    check_csrf(ctx.sessions, request, token)
+    account = signed_in(ctx, request)
+    _live(ctx, request, game_id, account).resign()
+    return {"accepted": True}
+
+
+@router.get("/my/games", response_class=HTMLResponse)
+def my_games_page(ctx: Context, request: Request) -> Response:
+    """The signed-in person's open games (to continue) and finished ones (to replay)."""
+    account = signed_in(ctx, request)
+    assert account.id is not None
+    return page(ctx, request, "my_games.html", games=my_games(ctx.engine, account.id))
 
 
 @router.get("/games/{game}/humans", response_class=HTMLResponse)

@@ -452,3 +452,24 @@ def test_the_legal_cards_made_when_asked_follow_the_rule(seed: int, ask_every: i
             assert state.clone().legal_actions() == expected  # the clone makes its own
         assert state.legal_actions() == expected
         assert state.legal_actions() is not state.legal_actions()  # a fresh list each time
+
+
+def test_the_end_names_the_winning_pattern_of_four() -> None:
+    won = 0
+    for seed in range(200):
+        state = GAME.new_initial_state(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        outcome = state.outcome()
+        assert outcome is not None
+        if outcome.termination != Termination.FOUR_IN_A_PATTERN:
+            continue
+        won += 1
+        winner = outcome.winners[0]
+        line = state.render().splitlines()[-1]
+        prefix = f"  seat {winner} wins with four in a pattern: "
+        assert line.startswith(prefix)
+        cells = line.removeprefix(prefix).split()
+        assert len(cells) == 4 and set(cells) <= set(cells_of(state, winner))
+    assert won > 0

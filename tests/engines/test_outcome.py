@@ -39,6 +39,7 @@ STORED_REASONS = {
     "illegal_action",
     "protocol_violation",
     "malformed_output",
+    "resigned",  # a person in the browser (arena/web/humans.py)
     "suspended",
 }
 

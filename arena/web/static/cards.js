@@ -4,14 +4,22 @@
 // run as markup.
 "use strict";
 
-const CARD = /(10|[2-9AJQK])([♠♥♦♣])|\b(DK|EN|IT|BY|HU|KA|FK|SN|FR)([1-8])(○*)([⚓♞]?)(▣?)((?:●\d)?)/g;
+const CARD = /(10|[2-9AJQK])([♠♥♦♣])|\b(DK|EN|IT|BY|HU|KA|FK|SN|FR)([1-8])(○*)([⚓♞]?)(▣?)((?:●\d)?)|●(\d)/g;
+
+// A seat's marker on a board (Königsgarten's "●1"): a shape of its own per seat as well
+// as a colour, so the seats differ without colour vision.
+const MARKER_SHAPES = ["●", "■", "▲", "◆"];
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
 
 function cardsToHtml(text) {
-  return escapeHtml(text).replace(CARD, (whole, rank, suit, country, number, circles, symbol, tablet, stone) => {
+  return escapeHtml(text).replace(CARD, (whole, rank, suit, country, number, circles, symbol, tablet, stone, marker) => {
+    if (marker !== undefined) {
+      const shape = MARKER_SHAPES[Number(marker) % MARKER_SHAPES.length];
+      return `<span class="marker m${marker}" title="seat ${marker}'s marker">${shape}${marker}</span>`;
+    }
     if (rank) {
       const colour = suit === "♥" || suit === "♦" ? "red" : "black";
       return `<span class="card ${colour}">${rank}${suit}</span>`;

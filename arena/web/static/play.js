@@ -101,6 +101,7 @@
     root.dataset.version = String(view.version);
     root.dataset.toMove = view.to_move === null ? "" : String(view.to_move);
     root.dataset.over = String(view.over);
+    if (view.over) resign.hidden = true;
   }
 
   async function send(action, button) {
@@ -121,6 +122,24 @@
       for (const other of actions.querySelectorAll("button")) other.disabled = false;
     }
   }
+
+  const resign = document.getElementById("resign");
+  resign.addEventListener("click", async () => {
+    if (!window.confirm("Resign this game? Your seat loses it.")) return;
+    resign.disabled = true;
+    errorBox.hidden = true;
+    const response = await fetch(`/play/${gameId}/resign`, {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf },
+      credentials: "same-origin",
+    });
+    if (!response.ok) {
+      const data = await response.json().catch(() => ({}));
+      errorBox.hidden = false;
+      errorBox.textContent = data.detail || `error ${response.status}`;
+      resign.disabled = false;
+    }
+  });
 
   document.addEventListener("keydown", (event) => {
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;

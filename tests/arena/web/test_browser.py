@@ -168,3 +168,66 @@ def test_a_bot_is_submitted_through_the_form(site: Site, page: object, tmp_path:
     result.locator("a").click()
     page.wait_for_url("**/bots/formbot%401")  # type: ignore[attr-defined]
     assert "submitted by browser" in page.inner_text("h1")  # type: ignore[attr-defined]
+
+
+def site_pages(site: Site) -> list[str]:
+    """Every page a visitor reaches without signing in, with the site's real data."""
+    return [
+        "/",
+        "/games/koenigsgarten",
+        "/games/kings_corner",
+        "/games/koenigsgarten/ladders",
+        "/games/koenigsgarten/humans",
+        "/tournaments",
+        "/tournaments/1",
+        "/tournaments/1/standings",
+        f"/records/{site.kings_corner_game}",
+        "/bots",
+        "/bots/greedy@1",
+        "/submit",
+        "/signin",
+    ]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_page_fits_the_width_without_scrolling_sideways(
+    site: Site, browser: object, width: int
+) -> None:
+    context = new_context(browser)
+    context.set_default_timeout(BROWSER_WAIT_MS)
+    page = context.new_page()
+    page.set_viewport_size({"width": width, "height": 800})
+    too_wide: dict[str, int] = {}
+    try:
+        for path in [*site_pages(site), "signed in", "/my/games"]:
+            if path == "signed in":
+                page.goto(f"{site.url}/signin")
+                page.fill("#signin-token", site.token)
+                page.click("#signin-submit")
+                page.wait_for_selector("#signed-in")
+                assert page.locator("#my-games-link").is_visible()
+                continue
+            response = page.goto(f"{site.url}{path}", wait_until="load")
+            assert response is not None and response.status == 200, path
+            page.wait_for_load_state("networkidle")
+            scroll_width = page.evaluate("document.documentElement.scrollWidth")
+            if scroll_width > page.evaluate("window.innerWidth"):
+                too_wide[path] = scroll_width
+            # the menu stays reachable: every link in it is inside the viewport
+            for link in page.locator("nav a").all():
+                box = link.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (
+                    path,
+                    link.inner_text(),
+                )
+            for image in page.locator("figure img").all():
+                box = image.bounding_box()
+                assert box is not None, path
+                # a plot uses the width it has, never a thumbnail
+                assert box["width"] >= min(width - 40, 300) * 0.9 or box["width"] >= 600, (
+                    path,
+                    box,
+                )
+    finally:
+        context.close()
+    assert too_wide == {}

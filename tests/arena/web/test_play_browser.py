@@ -8,12 +8,14 @@ game that goes on in the open page after its server is killed and started again.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from arena.store.db import open_database
@@ -272,3 +274,55 @@ def test_a_game_goes_on_after_the_server_is_killed(tmp_path: Path, page: Any) ->
         assert page.inner_text("#board") == board
         assert play_to_the_end(page) > 0
         check_replay(page, site, 2)
+
+
+def test_resigning_ends_the_game_as_a_loss_stored_like_any_end(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    start_game(page, site, "koenigsgarten", 2, ["random"])
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_function(
+        "() => document.getElementById('play').dataset.over === 'true'", timeout=WAIT_MS
+    )
+    assert page.locator("#resign").is_hidden()
+    record_id = page.get_attribute("#replay-link", "href").rsplit("/", 1)[1]
+    record = httpx.get(f"{site.url}/api/records/{record_id}").json()["record"]
+    assert "resigned" in json.dumps(record["outcome"])
+    assert "player" in page.inner_text("#result")
+
+
+def test_my_games_links_an_open_game_to_continue_it(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    game_id = start_game(page, site, "koenigsgarten", 2, ["random"])
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    page.click("#my-games-link")
+    page.wait_for_url("**/my/games")
+    page.click(f"#open-games a[href='/play/{game_id}']")
+    page.wait_for_url(f"**/play/{game_id}")
+    page.wait_for_function(READY, timeout=WAIT_MS)
+    play_to_the_end(page)
+    page.goto(f"{site.url}/my/games")
+    assert page.locator(f"#open-games a[href='/play/{game_id}']").count() == 0
+    record = page.get_attribute("#finished-games a[href^='/records/']", "href")
+    assert record is not None
+    page.click(f"#finished-games a[href='{record}']")
+    page.wait_for_selector("#replay[data-loaded-seat='0']")
+
+
+def test_the_two_seats_markers_differ_in_shape_and_colour(site: Site, page: Any) -> None:
+    sign_in(page, site)
+    start_game(page, site, "koenigsgarten", 2, ["random"])
+    play_to_the_end(page)
+    shapes: dict[str, set[str]] = {}
+    colours: dict[str, set[str]] = {}
+    for seat in ("m0", "m1"):
+        markers = page.locator(f"#board .marker.{seat}")
+        assert markers.count() > 0, seat  # each seat took cards
+        shapes[seat] = {text[0] for text in markers.all_inner_texts()}
+        colours[seat] = {
+            markers.nth(i).evaluate("e => getComputedStyle(e).backgroundColor")
+            for i in range(markers.count())
+        }
+    assert len(shapes["m0"]) == len(shapes["m1"]) == 1 and shapes["m0"] != shapes["m1"]
+    assert colours["m0"].isdisjoint(colours["m1"])
