@@ -7,6 +7,7 @@ The processes here start through :func:`tests.interrupts.as_from_a_terminal`.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
 import sqlite3
@@ -70,10 +71,8 @@ def test_a_second_ctrl_c_ends_a_run_whose_first_waits_on_the_database(tmp_path: 
         blocker.execute("BEGIN IMMEDIATE")
         process.send_signal(signal.SIGINT)
         # The first Ctrl-C is being handled: its writes wait on the lock.
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            pass
         assert process.poll() is None, "the run stopped although its writes were locked out"
         process.send_signal(signal.SIGINT)
         assert_ends(process)
@@ -93,13 +92,14 @@ def test_ctrl_c_at_random_moments_always_ends_the_run_and_resume_finishes_it(
         db = str(tmp_path / f"arena{attempt}.db")
         games = 120
         process = start(db, *run_args(executor, games, SLOWER))
-        wait_until(lambda: stored(db) >= 1 or process.poll() is not None, what="a game stored")
+        wait_until(
+            lambda db=db, process=process: stored(db) >= 1 or process.poll() is not None,
+            what="a game stored",
+        )
         assert process.poll() is None, process.communicate()
         # A random moment of the run: while playing, storing or deciding.
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=shuffle.uniform(0.0, 3.0))
-        except subprocess.TimeoutExpired:
-            pass
         process.send_signal(signal.SIGINT)
         if shuffle.random() < 0.3:  # an impatient user presses it twice
             try:
