@@ -14,6 +14,7 @@ import itertools
 import operator
 import secrets
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -578,7 +579,7 @@ class TournamentRunner:
             TournamentStateError: the tournament is completed or cancelled.
             StorageError, ExecutionError: the database or the executor failed.
         """
-        with DriverLease(self.engine, self.tournament_id) as lease, _heap_frozen():
+        with _ctrl_c_once(), DriverLease(self.engine, self.tournament_id) as lease, _heap_frozen():
             return self._run(lease)
 
     def _run(self, lease: DriverLease) -> RunSummary:
@@ -955,6 +956,39 @@ def _heap_frozen() -> Iterator[None]:
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _ctrl_c_once() -> Iterator[None]:
+    """Ctrl-C as :func:`_interrupt_once` for the run, including its last writes (the
+    stored games, the status, the lease given back); the disposition before it after.
+    Only the main thread's default disposition is replaced (a host that set its own,
+    or a run in another thread, keeps it)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    signal.signal(signal.SIGINT, _interrupt_once)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """The first Ctrl-C stops the run (stores what was played, marks it interrupted);
+    it hands Ctrl-C back to the system first, so that a second one ends the process at
+    once even while the first one's path waits on the database inside SQLite's C
+    code, where no Python signal handler can run (the reported hang: a second Ctrl-C
+    queued behind a 60 s busy wait, retried). Nothing is lost or duplicated by that
+    end: a game is stored in one transaction with its row, which the killed process's
+    open transaction never commits, the system releases its SQLite locks, and
+    ``resume`` plays exactly the scheduled games without a stored row and takes over
+    the lease of a dead process."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     raise KeyboardInterrupt
 
 
