@@ -59,10 +59,17 @@ def chosen_seed(seed: int | None) -> int:
 
 
 def database(url: str | None) -> Engine:
-    """Open (and migrate) the database; raises StorageError with a clear message."""
+    """Open (and migrate) the database; raises StorageError with a clear message.
+
+    A new SQLite file is announced on stderr (not with ``-q``), so json output stays clean.
+    """
+    from arena.cli.console import error_console, progress_console
     from arena.store.db import open_database
 
-    return open_database(url)
+    def announce(line: str) -> None:
+        progress_console(error_console).print(f"arena: {line}", markup=False, soft_wrap=True)
+
+    return open_database(url, announce=announce)
 
 
 def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:

@@ -661,8 +661,15 @@ class SubprocessBot(Bot):
                 "time_left": round(min(game_left, FOREVER_SECONDS), 6),  # JSON has no inf
                 "move_time": round(self.move_seconds, 6),
             }
-            self._send_line(_encode(request), started + allowed)
-            reply = self._read_reply(started + allowed)
+            try:
+                self._send_line(_encode(request), started + allowed)
+                reply = self._read_reply(started + allowed)
+            except BotTimeout as exc:
+                taken = time.monotonic() - started
+                raise BotTimeout(
+                    f"{exc} (limit {allowed:.3g} s, took {taken:.3g} s; a program that "
+                    "answers late may buffer its output: flush stdout after each line)"
+                ) from None
             self._spent += time.monotonic() - started
             text = self._expect(reply, "action").get("action")
             if not isinstance(text, str):

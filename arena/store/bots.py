@@ -460,6 +460,14 @@ def find_bot(session: Session, reference: str, *, game: str | None = None) -> Bo
     bot = session.exec(query.order_by(col(BotVersion.version).desc())).first()
     if bot is None:
         close = did_you_mean(name, _names(session, game_name)) if version is None else ""
+        if version is not None:
+            existing = session.exec(
+                select(BotVersion.version)
+                .where(BotVersion.name == name, BotVersion.game == game_name)
+                .order_by(col(BotVersion.version))
+            ).all()
+            if existing:
+                close = f"{name} has versions {', '.join(str(v) for v in existing)}; "
         raise NotFoundError(f"no bot {reference!r} for {game_name} ({close}see `arena bots list`)")
     return bot
 

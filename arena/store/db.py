@@ -69,8 +69,16 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Engine:
+def open_database(
+    url: str | None = None,
+    *,
+    migrate_schema: bool = True,
+    announce: Callable[[str], None] | None = None,
+) -> Engine:
     """An engine for ``url`` (see :func:`resolve_url`) with the schema up to date.
+
+    ``announce`` is called with one line when this call created a new SQLite file, so
+    that a user always knows which database a command used.
 
     Raises:
         StorageError: a malformed URL, a missing driver, a database that cannot be
@@ -95,10 +103,13 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
         engine = sa.create_engine(resolved, **kwargs)
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise StorageError(f"bad database URL {shown!r}: {exc}") from None
+    created: Path | None = None
     if is_sqlite:
         database = parsed.database or ""
         if database and database != ":memory:":
-            folder = Path(database).expanduser().resolve().parent
+            file = Path(database).expanduser().resolve()
+            created = None if file.exists() else file
+            folder = file.parent
             if not folder.is_dir():
                 raise StorageError(
                     f"cannot open database {shown!r}: the folder {str(folder)!r} does not exist"
@@ -111,6 +122,8 @@ def open_database(url: str | None = None, *, migrate_schema: bool = True) -> Eng
             raise StorageError(f"cannot reach database {shown!r}: {_first_line(exc)}") from None
         except RuntimeError as exc:
             raise StorageError(f"database {shown!r}: {exc}") from None
+    if announce is not None and created is not None and created.exists():
+        announce(f"created a new database at {created}")
     return engine
 
 

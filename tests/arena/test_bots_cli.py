@@ -130,3 +130,12 @@ def test_names_are_per_game(db: Path) -> None:
     assert code == 0
     _, out, _ = arena(db, "bots", "list", "--game", "blumengarten")
     assert "rnd@1" in out
+
+
+def test_a_missing_version_lists_the_versions_that_exist(db: Path) -> None:
+    arena(db, "bots", "add", "rnd", "--game", "koenigsgarten", "--builtin", "random")
+    add = ("bots", "add", "rnd", "-g", "koenigsgarten", "--builtin", "random")
+    arena(db, *add, "--param", "seed=9")
+    code, out, err = arena(db, "bots", "show", "rnd@9")
+    assert code != 0
+    assert "rnd has versions 1, 2" in out + err

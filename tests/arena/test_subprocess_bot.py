@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import threading
 import time
@@ -372,3 +373,16 @@ def test_a_message_is_the_same_json_whichever_library_encodes_it(
     line = _encode(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line) == json.loads(json.dumps(message))
+
+
+def test_a_timeout_gives_the_limit_the_time_taken_and_the_flush_hint() -> None:
+    state, info = start()
+    steps = [*opening(info), ({"type": "act"}, [])]  # and then never answers
+    bot = make_bot(scripted_source(steps), time_control=TimeControl(per_move=0.3), move_seconds=5)
+    bot.new_game(info)
+    with pytest.raises(BotTimeout) as caught:
+        bot.act(state.observation(0), state.legal_actions(), None)
+    message = str(caught.value)
+    assert "limit 0.3 s" in message and "flush stdout after each line" in message
+    taken = float(re.search(r"took ([\d.]+) s", message).group(1))  # type: ignore[union-attr]
+    assert taken >= 0.3
