@@ -10,8 +10,8 @@ from types import ModuleType
 
 from arena.errors import ArenaError
 
-EXTRAS = ("web", "postgres", "plot", "ray", "rl")
-"""The extras a user may install: ``pip install 'arena[EXTRA]'``; ``all`` is all five."""
+EXTRAS = ("web", "postgres", "plot", "ray", "rl", "load")
+"""The extras a user may install: ``pip install 'arena[EXTRA]'``; ``all`` is all six."""
 
 DISPLAY_NAMES = {
     "fastapi": "FastAPI",
@@ -22,6 +22,7 @@ DISPLAY_NAMES = {
     "ray": "Ray",
     "pettingzoo": "PettingZoo",
     "gymnasium": "Gymnasium",
+    "locust": "locust",
 }
 
 

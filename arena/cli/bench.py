@@ -1058,3 +1058,58 @@ def ladder_live(
         f"games ({timing.ladder_games} ladder games meanwhile); its test: {timing.test}",
         highlight=False,
     )
+
+
+@app.command("load")
+def load(
+    users: Annotated[
+        list[int] | None,
+        typer.Option("--users", "-u", help="locust users at once; repeat to step up"),
+    ] = None,
+    seconds: Annotated[float, typer.Option(help="run time at each step", min=1)] = 30.0,
+    game: Annotated[str, typer.Option(help="the game read and played")] = "kardinal",
+    bot: Annotated[str, typer.Option(help="the bot people play")] = "random",
+    bare: Annotated[bool, typer.Option(help="also measure the bare FastAPI app")] = True,
+) -> None:
+    """Locust's readers and browser players against a live `arena serve` (loopback,
+    SQLite) for a bounded time per step: count, rate, p50, p99 and 5xx per route, the
+    load average and the web process's memory; the step whose every route's p99 is
+    at most 200 ms is the rate held."""
+    from arena.bench.load import bare_load, check_installed, service_load
+
+    check_installed()
+
+    for count in users or [10]:
+        run = service_load(users=count, seconds=seconds, game=game, bot=bot)
+        _print_load(f"arena serve, {count} users, {seconds:g} s", run)
+        settled = run.rss_settled_and_end()
+        if settled is not None:
+            console.print(f"web process RSS: settled {settled[0]:.0f} MB, end {settled[1]:.0f} MB")
+        console.print(f"accepted by the generator: {run.counts}")
+        if bare:
+            reference = bare_load(users=count, seconds=seconds)
+            _print_load(f"bare FastAPI, {count} users, {seconds:g} s", reference)
+
+
+def _print_load(title: str, run: object) -> None:
+    from arena.bench.load import LoadRun
+
+    assert isinstance(run, LoadRun)
+    held = all(route.p99_ms <= 200 for route in run.routes)
+    table = Table(
+        title=f"{title} (load {run.load_before:.1f} → {run.load_after:.1f}; "
+        f"p99 ≤ 200 ms on every route: {'yes' if held else 'no'})"
+    )
+    for column in ("route", "count", "req/s", "p50 ms", "p99 ms", "failures", "5xx"):
+        table.add_column(column, justify="left" if column == "route" else "right")
+    for route in run.routes:
+        table.add_row(
+            route.name,
+            str(route.requests),
+            f"{route.rate:.1f}",
+            f"{route.p50_ms:.0f}",
+            f"{route.p99_ms:.0f}",
+            str(route.failures),
+            str(route.server_errors),
+        )
+    console.print(table)
