@@ -524,4 +524,3 @@ def test_people_never_play_a_ladder(engine: Engine) -> None:
     assert alice not in members
     assert labels == {"random@1", "greedy@1"}
     assert all(reason is None for (reason,) in reasons)
-
