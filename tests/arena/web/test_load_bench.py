@@ -4,12 +4,20 @@ web process's memory sampled; the bare reference app measured the same way."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from arena.bench.load import bare_load, service_load
 
-pytest.importorskip("locust")
-pytestmark = pytest.mark.slow  # a live server and a locust process
+# Looked up, never imported here: importing locust patches the standard library with
+# gevent, and the test process's own threads (pytest-xdist's) would block forever.
+pytestmark = [
+    pytest.mark.slow,  # a live server and a locust process
+    pytest.mark.skipif(
+        importlib.util.find_spec("locust") is None, reason="locust (the `load` extra) missing"
+    ),
+]
 
 
 def test_the_load_benchmark_drives_every_route_without_server_errors() -> None:
