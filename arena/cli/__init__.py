@@ -107,8 +107,8 @@ COMMANDS = {
     "leaderboard": Subcommand(
         "report",
         "leaderboard",
-        "Rank every bot version across all tournaments of GAME of one seat count and one\n"
-        "time-control class (see docs/ratings.md for what counts).",
+        "Rank every bot version across all tournaments of GAME of one seat count, one\n"
+        "time-control class and one rule variant (see docs/ratings.md for what counts).",
     ),
     "demo": Subcommand(
         "tournament", "demo", "Run the embedded demo tournament and print its report."
@@ -154,7 +154,7 @@ COMMANDS = {
         "Accounts of the web API: each has a token for submitting bots and tournaments.",
     ),
     "db": Subcommand(
-        "db", "app", "The database: back it up and restore it (safe while the service runs)."
+        "db", "app", "The database: which one, its schema and rows; back it up and restore it."
     ),
 }
 """The root's commands in the order of ``arena --help``."""

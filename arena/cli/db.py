@@ -14,7 +14,7 @@ from arena.cli.console import console, error_console
 
 app = typer.Typer(
     no_args_is_help=True,
-    help="The database: back it up and restore it (safe while the service runs).",
+    help="The database: which one, its schema and rows; back it up and restore it.",
 )
 
 
@@ -55,3 +55,30 @@ def restore(
         markup=False,
     )
     error_console.print("check it with `arena tournament list --db …` before serving from it")
+
+
+@app.command("info")
+def info(db: DbOption = None) -> None:
+    """Which database this command uses: where it is, its schema version against this
+    arena's, the migrations applied and pending, and the rows of each table. It opens
+    the database without upgrading it."""
+    from arena.store.db import describe_url, resolve_url
+    from arena.store.inspection import inspect_database
+
+    resolved = resolve_url(db)
+    found = inspect_database(resolved)
+    console.print(f"database: {describe_url(resolved)}", markup=False)
+    if found.path is not None:
+        console.print(f"file: {found.path} ({found.size:,} bytes)", markup=False)
+    console.print(
+        f"schema version {found.version} of {found.latest}"
+        + (
+            f"; migrations pending: {', '.join(map(str, found.pending))} (any command that "
+            "opens it applies them)"
+            if found.pending
+            else "; up to date"
+        ),
+        markup=False,
+    )
+    for table, rows in found.rows.items():
+        console.print(f"  {table:<24} {rows:>12,}", markup=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 """The schema version this program writes: ``arena.store.migrations.LATEST`` (a test
 keeps them equal), repeated here so that reading it needs no SQLAlchemy."""
 

@@ -183,3 +183,28 @@ def test_the_commands_back_up_and_restore(tmp_path: Path) -> None:
     assert fingerprint(rows_of(str(target))) == fingerprint(rows_of(source))
     twice = runner.invoke(app, ["db", "restore", str(backup), "--db", str(target)])
     assert twice.exit_code == 2 and "is not empty" in twice.output
+
+
+def test_db_info_names_the_database_its_schema_and_rows_without_changing_it(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    runner = CliRunner()
+    old = tmp_path / "old.db"
+    shutil.copyfile(OLD / "v13.db", old)
+    before = old.read_bytes()
+    shown = runner.invoke(app, ["db", "info", "--db", str(old)])
+    assert shown.exit_code == 0, shown.output
+    pending = ", ".join(str(number) for number in range(14, LATEST + 1))
+    assert f"schema version 13 of {LATEST}; migrations pending: {pending}" in shown.output
+    assert str(old.resolve()) in shown.output
+    with sqlite3.connect(old) as connection:
+        games = connection.execute("SELECT count(*) FROM game").fetchone()[0]
+    assert any(line.split() == ["game", f"{games:,}"] for line in shown.output.splitlines())
+    assert old.read_bytes() == before  # neither migrated nor written
+    missing = runner.invoke(app, ["db", "info", "--db", str(tmp_path / "none.db")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+    assert not (tmp_path / "none.db").exists()
